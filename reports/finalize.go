@@ -1,0 +1,101 @@
+package reports
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+)
+
+// Finalize derives the parts of a report that follow from its results: it
+// sorts results by ID, fills the summary and the divergences, and sets
+// apiVersion and kind when unset. It is idempotent.
+//
+// The verdict is "failed" if the run itself failed (r.Error) or any Core or
+// Extended check failed; otherwise "incomplete" if the run was interrupted or
+// no Core check ran (nothing was shown to conform); otherwise "passed".
+// Provisional checks never change the verdict: they record where released
+// Argo CD departs from the spec, which is not the plugin's fault.
+func Finalize(r *v1alpha1.ConformanceReport) {
+	if r.APIVersion == "" {
+		r.APIVersion = v1alpha1.APIVersion
+	}
+	if r.Kind == "" {
+		r.Kind = v1alpha1.Kind
+	}
+	normalize(r)
+	slices.SortStableFunc(r.Results, func(a, b v1alpha1.Result) int { return cmp.Compare(a.ID, b.ID) })
+
+	counts := map[v1alpha1.Level]v1alpha1.Counts{
+		v1alpha1.LevelCore: {}, v1alpha1.LevelExtended: {}, v1alpha1.LevelProvisional: {},
+	}
+	divergences := []v1alpha1.Divergence{}
+	failed := r.Error != ""
+	sawCore := false
+	for _, res := range r.Results {
+		c := counts[res.Level]
+		switch res.State {
+		case v1alpha1.StatePassed:
+			c.Passed++
+		case v1alpha1.StateFailed:
+			c.Failed++
+		case v1alpha1.StateNotSupported:
+			c.NotSupported++
+		case v1alpha1.StateSkipped:
+			c.Skipped++
+		}
+		counts[res.Level] = c
+
+		switch res.Level {
+		case v1alpha1.LevelCore:
+			sawCore = true
+			failed = failed || res.State == v1alpha1.StateFailed
+		case v1alpha1.LevelExtended:
+			failed = failed || res.State == v1alpha1.StateFailed
+		case v1alpha1.LevelProvisional:
+			divergences = append(divergences, v1alpha1.Divergence{
+				ID:       res.ID,
+				Title:    res.Title,
+				Upstream: append([]string{}, res.Upstream...),
+				State:    res.State,
+				Message:  res.Message,
+			})
+		}
+	}
+
+	verdict := v1alpha1.VerdictPassed
+	switch {
+	case failed:
+		verdict = v1alpha1.VerdictFailed
+	case r.Interrupted || !sawCore:
+		verdict = v1alpha1.VerdictIncomplete
+	}
+	r.Summary = v1alpha1.Summary{Verdict: verdict, Counts: counts, Total: len(r.Results)}
+	r.Divergences = divergences
+}
+
+// normalize replaces nil slices with empty ones so report.json carries []
+// rather than null, as the schema requires.
+func normalize(r *v1alpha1.ConformanceReport) {
+	if r.Results == nil {
+		r.Results = []v1alpha1.Result{}
+	}
+	if r.Environment.Binaries == nil {
+		r.Environment.Binaries = []v1alpha1.Binary{}
+	}
+	if r.Subject.Plugins == nil {
+		r.Subject.Plugins = []v1alpha1.Plugin{}
+	}
+	if r.Timings.Phases == nil {
+		r.Timings.Phases = []v1alpha1.Phase{}
+	}
+}
+
+// ExitCode is the process exit code a report implies: 0 when the verdict is
+// passed, 1 otherwise (including a report that was never finalized).
+func ExitCode(r *v1alpha1.ConformanceReport) int {
+	if r != nil && r.Summary.Verdict == v1alpha1.VerdictPassed {
+		return 0
+	}
+	return 1
+}

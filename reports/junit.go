@@ -1,0 +1,172 @@
+package reports
+
+import (
+	"encoding/xml"
+	"strconv"
+	"strings"
+
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+)
+
+// suiteName names both the JUnit <testsuites> and its single <testsuite>.
+const suiteName = "cmp-conformance"
+
+// provisionalSkipPrefix marks a failed Provisional check in JUnit.
+const provisionalSkipPrefix = "provisional (does not decide the verdict): "
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Classname string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure"`
+	Error     *junitMessage `xml:"error"`
+	Skipped   *junitMessage `xml:"skipped"`
+}
+
+// junitMessage carries a one-line summary in the message attribute (what CI
+// UIs show in lists) and the full text as the element body. The body is
+// escaped chardata rather than CDATA because encoding/xml then replaces
+// characters XML forbids (e.g. ANSI colour escapes in tool output).
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// renderJUnit renders r as JUnit XML, one <testcase> per result.
+//
+// A failed Provisional check is reported as <skipped>, not <failure>: it
+// documents where released Argo CD departs from the spec, it does not decide
+// the verdict, and CI gating on junit.xml must not fail because of it. Its
+// classname carries a "[Provisional]" suffix so it stays recognisable.
+//
+// A run-level error or interruption becomes an extra <error> test case, so
+// CI reading only junit.xml cannot mistake a run that never got to its checks
+// for a green one.
+func renderJUnit(r *v1alpha1.ConformanceReport) ([]byte, error) {
+	suite := junitSuite{
+		Name: suiteName,
+		Time: seconds(r.Timings.SuiteSeconds),
+		Properties: []junitProperty{
+			{Name: "verdict", Value: r.Summary.Verdict},
+			{Name: "runID", Value: r.Metadata.RunID},
+			{Name: "runtime", Value: r.Environment.Runtime},
+			{Name: "argocdVersion", Value: r.Environment.ArgoCDVersion},
+			{Name: "kubernetesVersion", Value: r.Environment.KubernetesVersion},
+		},
+	}
+	if !r.Metadata.Date.IsZero() {
+		suite.Timestamp = r.Metadata.Date.UTC().Format("2006-01-02T15:04:05")
+	}
+	for _, res := range r.Results {
+		suite.Cases = append(suite.Cases, junitResult(res))
+	}
+	if r.Error != "" {
+		suite.Cases = append(suite.Cases, junitCase{
+			Classname: suiteName, Name: "run: error", Time: seconds(0),
+			Error: &junitMessage{Message: firstLine(r.Error), Body: r.Error},
+		})
+	}
+	if r.Interrupted {
+		const msg = "the run was interrupted before every check finished"
+		suite.Cases = append(suite.Cases, junitCase{
+			Classname: suiteName, Name: "run: interrupted", Time: seconds(0),
+			Error: &junitMessage{Message: msg},
+		})
+	}
+	for _, c := range suite.Cases {
+		suite.Tests++
+		switch {
+		case c.Failure != nil:
+			suite.Failures++
+		case c.Error != nil:
+			suite.Errors++
+		case c.Skipped != nil:
+			suite.Skipped++
+		}
+	}
+	doc := junitSuites{
+		Name:     suiteName,
+		Tests:    suite.Tests,
+		Failures: suite.Failures,
+		Errors:   suite.Errors,
+		Skipped:  suite.Skipped,
+		Time:     seconds(r.Timings.TotalSeconds),
+		Suites:   []junitSuite{suite},
+	}
+	out, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(out, '\n')...), nil
+}
+
+func junitResult(res v1alpha1.Result) junitCase {
+	c := junitCase{
+		Classname: res.Area,
+		Name:      res.ID,
+		Time:      seconds(res.DurationSeconds),
+	}
+	if res.Title != "" {
+		c.Name += ": " + res.Title
+	}
+	provisional := res.Level == v1alpha1.LevelProvisional
+	if provisional {
+		c.Classname += " [Provisional]"
+	}
+	switch res.State {
+	case v1alpha1.StateFailed:
+		if provisional {
+			c.Skipped = &junitMessage{Message: provisionalSkipPrefix + firstLine(res.Message), Body: res.Message}
+		} else {
+			c.Failure = &junitMessage{Message: firstLine(res.Message), Body: res.Message}
+		}
+	case v1alpha1.StateNotSupported:
+		c.Skipped = &junitMessage{Message: "not-supported: " + firstLine(res.Message), Body: res.Message}
+	case v1alpha1.StateSkipped:
+		c.Skipped = &junitMessage{Message: firstLine(res.Message), Body: res.Message}
+	}
+	return c
+}
+
+// seconds formats a duration the way JUnit consumers parse it.
+func seconds(s float64) string {
+	return strconv.FormatFloat(s, 'f', 3, 64)
+}
+
+// firstLine returns the first non-empty line of s, trimmed.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if t := strings.TrimSpace(line); t != "" {
+			return t
+		}
+	}
+	return ""
+}

@@ -1,0 +1,256 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+)
+
+// renderSummary renders r as Markdown for people: the verdict first, then
+// what ran where, then the detail needed to act on a failure.
+func renderSummary(r *v1alpha1.ConformanceReport) string {
+	var b strings.Builder
+	verdict := cmp.Or(r.Summary.Verdict, "unknown")
+	fmt.Fprintf(&b, "# CMP conformance report: %s\n\n", verdict)
+	writeRunInfo(&b, r)
+	writeEnvironment(&b, r)
+	writeCounts(&b, r)
+	writeTimings(&b, r)
+	writeResults(&b, r)
+	writeDivergences(&b, r)
+	writeFailures(&b, r)
+	return b.String()
+}
+
+func writeRunInfo(b *strings.Builder, r *v1alpha1.ConformanceReport) {
+	var facts []string
+	if r.Metadata.RunID != "" {
+		facts = append(facts, "run `"+r.Metadata.RunID+"`")
+	}
+	if !r.Metadata.Date.IsZero() {
+		facts = append(facts, r.Metadata.Date.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	if r.Metadata.SuiteVersion != "" {
+		facts = append(facts, "suite "+r.Metadata.SuiteVersion)
+	}
+	if r.Profile != "" {
+		facts = append(facts, "profile "+r.Profile)
+	}
+	if len(facts) > 0 {
+		fmt.Fprintf(b, "%s.\n\n", strings.Join(facts, ", "))
+	}
+	if r.Error != "" {
+		fmt.Fprintf(b, "**The run failed:** %s (full message under Failures).\n\n", firstLine(r.Error))
+	}
+	if r.Interrupted {
+		b.WriteString("**The run was interrupted**: only the checks that finished are reported.\n\n")
+	}
+	if r.Metadata.Command != "" {
+		fmt.Fprintf(b, "Reproduce with:\n\n%s\n", fenced(r.Metadata.Command, "sh"))
+	}
+}
+
+func writeEnvironment(b *strings.Builder, r *v1alpha1.ConformanceReport) {
+	env := r.Environment
+	b.WriteString("## Environment\n\n| | |\n|---|---|\n")
+	row := func(k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, cell(v)) }
+	row("Runtime", env.Runtime)
+	row("Provider", env.Provider)
+	row("Argo CD", env.ArgoCDVersion)
+	row("Kubernetes", env.KubernetesVersion)
+	if env.Host.OS != "" {
+		row("Host", fmt.Sprintf("%s/%s, %d CPUs", env.Host.OS, env.Host.Arch, env.Host.CPUs))
+	}
+	for _, p := range r.Subject.Plugins {
+		detail := []string{p.Version}
+		if s := shortSHA(p.ConfigSHA256, "config sha256"); s != "" {
+			detail = append(detail, s)
+		}
+		row("Plugin "+cell(p.Name), strings.Join(detail, ", "))
+	}
+	for _, bin := range env.Binaries {
+		detail := []string{bin.Version}
+		if s := shortSHA(bin.SHA256, "sha256"); s != "" {
+			detail = append(detail, s)
+		}
+		if bin.Source != "" {
+			detail = append(detail, "from "+bin.Source)
+		}
+		row("Binary "+cell(bin.Name), strings.Join(detail, ", "))
+	}
+	b.WriteString("\n")
+}
+
+// shortSHA abbreviates a digest: enough to tell builds apart in a table.
+func shortSHA(sum, label string) string {
+	if sum == "" {
+		return ""
+	}
+	return label + " " + sum[:min(len(sum), 12)]
+}
+
+func writeCounts(b *strings.Builder, r *v1alpha1.ConformanceReport) {
+	b.WriteString("## Summary\n\n| Level | Passed | Failed | Not supported | Skipped |\n|---|---:|---:|---:|---:|\n")
+	for _, level := range []v1alpha1.Level{v1alpha1.LevelCore, v1alpha1.LevelExtended, v1alpha1.LevelProvisional} {
+		c := r.Summary.Counts[level]
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %d |\n", level, c.Passed, c.Failed, c.NotSupported, c.Skipped)
+	}
+	fmt.Fprintf(b, "\n%d checks in total. Provisional checks do not decide the verdict.\n\n", r.Summary.Total)
+}
+
+func writeTimings(b *strings.Builder, r *v1alpha1.ConformanceReport) {
+	t := r.Timings
+	b.WriteString("## Timings\n\n| Stage | Seconds |\n|---|---:|\n")
+	fmt.Fprintf(b, "| Bring-up | %s |\n| Suite | %s |\n| Total | %s |\n", secs(t.BringUpSeconds), secs(t.SuiteSeconds), secs(t.TotalSeconds))
+	for _, p := range t.Phases {
+		fmt.Fprintf(b, "| Phase: %s | %s |\n", cell(p.Name), secs(p.Seconds))
+	}
+	b.WriteString("\n")
+}
+
+func writeResults(b *strings.Builder, r *v1alpha1.ConformanceReport) {
+	b.WriteString("## Results\n\n")
+	if len(r.Results) == 0 {
+		b.WriteString("No check finished.\n\n")
+		return
+	}
+	results := slices.Clone(r.Results)
+	slices.SortStableFunc(results, func(x, y v1alpha1.Result) int {
+		return cmp.Or(cmp.Compare(x.Area, y.Area), cmp.Compare(x.ID, y.ID))
+	})
+	for i, res := range results {
+		if i == 0 || res.Area != results[i-1].Area {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(b, "### %s\n\n", cmp.Or(strings.TrimSpace(res.Area), "(no area)"))
+			b.WriteString("| ID | Title | Level | State | Duration | Note |\n|---|---|---|---|---:|---|\n")
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %ss | %s |\n", cell(res.ID), cell(res.Title), res.Level,
+			stateWord(res.State), secs(res.DurationSeconds), cell(res.Message))
+	}
+	b.WriteString("\n")
+}
+
+func writeDivergences(b *strings.Builder, r *v1alpha1.ConformanceReport) {
+	b.WriteString("## Divergences from the specification\n\n")
+	if len(r.Divergences) == 0 {
+		b.WriteString("No Provisional checks ran.\n\n")
+		return
+	}
+	b.WriteString("Provisional checks cover behaviour the specification promises that released " +
+		"Argo CD may not deliver yet. Their outcomes are recorded here and do not decide the verdict.\n\n")
+	b.WriteString("| ID | Title | State | Upstream | Note |\n|---|---|---|---|---|\n")
+	for _, d := range r.Divergences {
+		links := make([]string, 0, len(d.Upstream))
+		for _, u := range d.Upstream {
+			links = append(links, upstreamLink(u))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(d.ID), cell(d.Title), stateWord(d.State),
+			strings.Join(links, ", "), cell(d.Message))
+	}
+	b.WriteString("\n")
+}
+
+// upstreamLink renders an upstream reference as a Markdown link when it names
+// a GitHub issue or pull request (GitHub redirects /issues/N to /pull/N).
+func upstreamLink(ref string) string {
+	ref = strings.TrimSpace(ref)
+	if repo, num, ok := gitHubRef(ref); ok {
+		return fmt.Sprintf("[%s](https://github.com/%s/issues/%s)", ref, repo, num)
+	}
+	if strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://") {
+		return "<" + ref + ">"
+	}
+	return cell(ref)
+}
+
+// gitHubRef splits a reference such as "argoproj/argo-cd#8145" into
+// "argoproj/argo-cd" and "8145".
+func gitHubRef(ref string) (repo, num string, ok bool) {
+	repo, num, ok = strings.Cut(ref, "#")
+	owner, name, slash := strings.Cut(repo, "/")
+	if !ok || !slash || num == "" || !validName(owner) || !validName(name) {
+		return "", "", false
+	}
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return "", "", false
+		}
+	}
+	return repo, num, true
+}
+
+// validName reports whether s can be a GitHub owner or repository name.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		ok := c == '-' || c == '_' || c == '.' ||
+			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func writeFailures(b *strings.Builder, r *v1alpha1.ConformanceReport) {
+	b.WriteString("## Failures\n\n")
+	found := false
+	if r.Error != "" {
+		found = true
+		fmt.Fprintf(b, "### Run error\n\n%s\n", fenced(r.Error, "text"))
+	}
+	for _, res := range r.Results {
+		if res.State != v1alpha1.StateFailed {
+			continue
+		}
+		found = true
+		fmt.Fprintf(b, "### %s: %s (%s)\n\n", res.ID, strings.TrimSpace(firstLine(res.Title)), res.Level)
+		fmt.Fprintf(b, "%s\n", fenced(cmp.Or(res.Message, "(no message)"), "text"))
+	}
+	if !found {
+		b.WriteString("None.\n")
+	}
+}
+
+// fenced wraps s in a code fence longer than any backtick run inside it, so
+// a message that itself contains ``` cannot end the block early.
+func fenced(s, lang string) string {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + lang + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}
+
+// cell makes s safe for a Markdown table cell: a cell cannot span lines, so
+// only the first line is kept, and '|' would end the cell early.
+func cell(s string) string {
+	return strings.ReplaceAll(firstLine(s), "|", `\|`)
+}
+
+// stateWord spells a state as a plain word (no icons: the file is also read
+// in terminals and diffs).
+func stateWord(s v1alpha1.State) string {
+	if s == v1alpha1.StateNotSupported {
+		return "not supported"
+	}
+	return cmp.Or(string(s), "unknown")
+}
+
+func secs(s float64) string {
+	return strconv.FormatFloat(s, 'f', 2, 64)
+}

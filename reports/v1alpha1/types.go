@@ -1,0 +1,163 @@
+// Package v1alpha1 holds the versioned API of a cmp-conformance report.
+//
+// The JSON field names are part of the contract: CI systems and dashboards
+// read report.json, so a rename is a new API version, not a refactor.
+package v1alpha1
+
+import "time"
+
+// APIVersion and Kind identify a report document.
+const (
+	APIVersion = "reports.cmp-conformance.dev/v1alpha1"
+	Kind       = "ConformanceReport"
+)
+
+// State is the outcome of one check.
+type State string
+
+// The states a check can end in.
+const (
+	StatePassed       State = "passed"
+	StateFailed       State = "failed"
+	StateNotSupported State = "not-supported"
+	StateSkipped      State = "skipped"
+)
+
+// Level says how much a check's outcome weighs in the verdict.
+type Level string
+
+// Core and Extended checks decide the verdict; Provisional checks record
+// behaviour the spec promises that released Argo CD may not deliver yet.
+const (
+	LevelCore        Level = "Core"
+	LevelExtended    Level = "Extended"
+	LevelProvisional Level = "Provisional"
+)
+
+// Verdicts a report can reach.
+const (
+	VerdictPassed     = "passed"
+	VerdictFailed     = "failed"
+	VerdictIncomplete = "incomplete"
+)
+
+// ConformanceReport is the document a conformance run produces.
+type ConformanceReport struct {
+	APIVersion  string       `json:"apiVersion"`
+	Kind        string       `json:"kind"`
+	Metadata    Metadata     `json:"metadata"`
+	Environment Environment  `json:"environment"`
+	Subject     Subject      `json:"subject"`
+	Profile     string       `json:"profile,omitempty"`
+	Summary     Summary      `json:"summary"`
+	Results     []Result     `json:"results"`
+	Divergences []Divergence `json:"divergences"`
+	Timings     Timings      `json:"timings"`
+	Interrupted bool         `json:"interrupted,omitempty"`
+	// Error records a failure outside any check, e.g. a bring-up failure.
+	Error string `json:"error,omitempty"`
+}
+
+// Metadata identifies a run.
+type Metadata struct {
+	RunID string    `json:"runID"`
+	Date  time.Time `json:"date"`
+	// Command is the command line that reproduces the run.
+	Command      string `json:"command"`
+	SuiteVersion string `json:"suiteVersion"`
+}
+
+// Environment describes what the suite ran against.
+type Environment struct {
+	// Runtime is "embedded", "kind" or "existing".
+	Runtime           string   `json:"runtime"`
+	Provider          string   `json:"provider"`
+	ArgoCDVersion     string   `json:"argocdVersion"`
+	KubernetesVersion string   `json:"kubernetesVersion"`
+	Binaries          []Binary `json:"binaries"`
+	Host              Host     `json:"host"`
+}
+
+// Binary is one executable the run used, with its provenance.
+type Binary struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"`
+	// Source is "cache", "download", "build" or "user".
+	Source string `json:"source"`
+	Path   string `json:"path"`
+}
+
+// Host describes the machine that ran the suite.
+type Host struct {
+	OS   string `json:"os"`
+	Arch string `json:"arch"`
+	CPUs int    `json:"cpus"`
+}
+
+// Subject lists the plugins under test.
+type Subject struct {
+	Plugins []Plugin `json:"plugins"`
+}
+
+// Plugin is one Config Management Plugin under test.
+type Plugin struct {
+	Name         string `json:"name"`
+	Version      string `json:"version"`
+	ConfigSHA256 string `json:"configSHA256"`
+}
+
+// Summary is the verdict and the per-level counts.
+type Summary struct {
+	// Verdict is "passed", "failed" or "incomplete".
+	Verdict string           `json:"verdict"`
+	Counts  map[Level]Counts `json:"counts"`
+	Total   int              `json:"total"`
+}
+
+// Counts tallies results by state.
+type Counts struct {
+	Passed       int `json:"passed"`
+	Failed       int `json:"failed"`
+	NotSupported int `json:"notSupported"`
+	Skipped      int `json:"skipped"`
+}
+
+// Result is the outcome of one check.
+type Result struct {
+	ID              string  `json:"id"`
+	Title           string  `json:"title"`
+	Area            string  `json:"area"`
+	Level           Level   `json:"level"`
+	State           State   `json:"state"`
+	DurationSeconds float64 `json:"durationSeconds"`
+	// Attempts is set only when a check was retried.
+	Attempts  int       `json:"attempts,omitempty"`
+	Message   string    `json:"message,omitempty"`
+	Upstream  []string  `json:"upstream,omitempty"`
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// Divergence is the outcome of a Provisional check, listed separately so a
+// reader sees at a glance where released Argo CD departs from the spec.
+type Divergence struct {
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Upstream []string `json:"upstream"`
+	State    State    `json:"state"`
+	Message  string   `json:"message"`
+}
+
+// Timings records where the run spent its time.
+type Timings struct {
+	BringUpSeconds float64 `json:"bringUpSeconds"`
+	SuiteSeconds   float64 `json:"suiteSeconds"`
+	TotalSeconds   float64 `json:"totalSeconds"`
+	Phases         []Phase `json:"phases"`
+}
+
+// Phase is one named stretch of the run (e.g. "cluster", "argocd").
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
