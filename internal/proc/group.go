@@ -1,0 +1,212 @@
+package proc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+)
+
+// stateEntry is one process in the state file.
+type stateEntry struct {
+	Name      string   `json:"name"`
+	PID       int      `json:"pid"`
+	PGID      int      `json:"pgid"`
+	StartTime uint64   `json:"startTime"` // /proc/<pid>/stat field 22, to detect PID reuse
+	Cmdline   []string `json:"cmdline"`
+	LogPath   string   `json:"logPath,omitempty"`
+}
+
+func (e stateEntry) target() target {
+	return target{name: e.Name, pid: e.PID, pgid: e.PGID, startTime: e.StartTime}
+}
+
+type member struct {
+	entry stateEntry
+	proc  *Process // nil for an adopted process
+}
+
+// Group starts processes in order, stops them in reverse, and mirrors them
+// into a state file so that a later process (`env down`) can stop them too.
+type Group struct {
+	stateFile string
+
+	mu      sync.Mutex
+	members []member
+}
+
+// NewGroup returns an empty group; stateFile "" keeps no state file.
+func NewGroup(stateFile string) *Group {
+	return &Group{stateFile: stateFile}
+}
+
+// recordGrace is the grace for stopping a process that could not be recorded:
+// an unrecorded process must not be left running.
+const recordGrace = 5 * time.Second
+
+// Start starts spec and rewrites the state file. If the state file cannot be
+// written the process is stopped again, since nothing else could find it.
+func (g *Group) Start(spec Spec) (*Process, error) {
+	p, err := Start(spec)
+	if err != nil {
+		return nil, err
+	}
+	e := stateEntry{
+		Name:      p.name,
+		PID:       p.t.pid,
+		PGID:      p.t.pgid,
+		StartTime: p.t.startTime,
+		Cmdline:   p.cmdline,
+		LogPath:   spec.LogPath,
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.members = append(g.members, member{entry: e, proc: p})
+	if err := g.writeLocked(); err != nil {
+		g.members = g.members[:len(g.members)-1]
+		return nil, errors.Join(fmt.Errorf("recording %s: %w", p.name, err), p.Stop(recordGrace))
+	}
+	return p, nil
+}
+
+// Adopt records a process started by something else (e.g. a daemon that
+// forked away) so that Stop and StopFromState stop it too.
+func (g *Group) Adopt(name string, pid int) error {
+	if pid <= 1 {
+		return fmt.Errorf("adopting %s: invalid pid %d", name, pid)
+	}
+	st, err := readStat(pid)
+	if err != nil {
+		return fmt.Errorf("adopting %s (pid %d): %w", name, pid, err)
+	}
+	if st.state == 'Z' {
+		return fmt.Errorf("adopting %s (pid %d): process has exited", name, pid)
+	}
+	e := stateEntry{Name: name, PID: pid, PGID: st.pgrp, StartTime: st.startTime, Cmdline: readCmdline(pid)}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.members = append(g.members, member{entry: e})
+	if err := g.writeLocked(); err != nil {
+		g.members = g.members[:len(g.members)-1]
+		return fmt.Errorf("recording adopted %s (pid %d): %w", name, pid, err)
+	}
+	return nil
+}
+
+// Stop stops every member in reverse start order, continuing past failures
+// (errors are joined). The state file is then removed, or, if some member
+// could not be stopped, rewritten to hold just those for a later retry.
+func (g *Group) Stop(grace time.Duration) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var errs []error
+	var failed []member
+	for _, m := range slices.Backward(g.members) {
+		var err error
+		if m.proc != nil {
+			err = m.proc.Stop(grace)
+		} else if _, err = stopTarget(m.entry.target(), grace, nil); err != nil {
+			err = fmt.Errorf("stopping %s: %w", m.entry.Name, err)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			failed = append(failed, m)
+		}
+	}
+	slices.Reverse(failed) // back to start order
+	g.members = failed
+	if err := g.writeLocked(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (g *Group) writeLocked() error {
+	if g.stateFile == "" {
+		return nil
+	}
+	entries := make([]stateEntry, len(g.members))
+	for i, m := range g.members {
+		entries[i] = m.entry
+	}
+	return writeState(g.stateFile, entries)
+}
+
+// writeState replaces the state file atomically (temp file + rename) so that
+// a concurrent reader never sees half a list; an empty list removes it.
+func writeState(path string, entries []stateEntry) error {
+	if len(entries) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("removing state file: %w", err)
+		}
+		return nil
+	}
+	data, err := json.MarshalIndent(entries, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding state file: %w", err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating state file directory: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("creating temporary state file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	_, err = tmp.Write(append(data, '\n'))
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing temporary state file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replacing state file: %w", err)
+	}
+	return nil
+}
+
+// StopFromState stops, from any process, what a Group recorded in stateFile:
+// in reverse order, each entry whose PID is alive with the recorded start time
+// (a recycled PID is never signalled) gets SIGTERM to its group, up to grace
+// to disappear from /proc, then SIGKILL. stopped names the entries that were
+// still running. The file is removed, or rewritten with only the entries that
+// could not be stopped. A missing state file returns (nil, nil).
+func StopFromState(stateFile string, grace time.Duration) (stopped []string, err error) {
+	data, err := os.ReadFile(stateFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading state file: %w", err)
+	}
+	var entries []stateEntry
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, fmt.Errorf("parsing state file %s: %w", stateFile, err)
+	}
+	var errs []error
+	var failed []stateEntry
+	for _, e := range slices.Backward(entries) {
+		signalled, err := stopTarget(e.target(), grace, nil)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("stopping %s: %w", e.Name, err))
+			failed = append(failed, e)
+		}
+		if signalled {
+			stopped = append(stopped, e.Name)
+		}
+	}
+	slices.Reverse(failed)
+	if err := writeState(stateFile, failed); err != nil {
+		errs = append(errs, err)
+	}
+	return stopped, errors.Join(errs...)
+}

@@ -1,0 +1,202 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestStopKillsWholeGroup(t *testing.T) {
+	spec := shSpec(t, "tree", "sleep 300 & sleep 300 & echo started; wait")
+	p := startT(t, spec)
+	waitLog(t, p, spec.LogPath, "started")
+
+	members := groupMembers(t, p.PID())
+	if len(members) < 3 { // sh and both sleeps
+		t.Fatalf("group %d has %v, want sh and two sleeps", p.PID(), members)
+	}
+	if err := p.Stop(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range members {
+		if running(pid) {
+			t.Errorf("pid %d of the group survived Stop", pid)
+		}
+	}
+	if left := groupMembers(t, p.PID()); len(left) > 0 {
+		t.Errorf("group %d still has %v", p.PID(), left)
+	}
+	select {
+	case <-p.Done():
+	default:
+		t.Error("Done not closed after Stop")
+	}
+	if err := p.Stop(time.Second); err != nil { // idempotent
+		t.Errorf("second Stop: %v", err)
+	}
+}
+
+func TestStopKillsAfterGrace(t *testing.T) {
+	spec := shSpec(t, "stubborn", `trap "" TERM; sleep 300 & echo trapped; wait`)
+	p := startT(t, spec)
+	waitLog(t, p, spec.LogPath, "trapped")
+
+	const grace = 300 * time.Millisecond
+	start := time.Now()
+	if err := p.Stop(grace); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	if took < grace || took > grace+time.Second {
+		t.Errorf("Stop took %v, want just over the %v grace", took, grace)
+	}
+	if err := p.ExitError(); err == nil || !strings.Contains(err.Error(), "stubborn exited: signal: killed") {
+		t.Errorf("ExitError = %v, want killed", err)
+	}
+	if left := groupMembers(t, p.PID()); len(left) > 0 {
+		t.Errorf("group still has %v", left)
+	}
+}
+
+func TestStopAfterExitStopsLeftovers(t *testing.T) {
+	spec := shSpec(t, "leaver", "sleep 300 & echo bye")
+	p := startT(t, spec)
+	<-p.Done()
+	if err := p.ExitError(); err != nil {
+		t.Fatalf("ExitError = %v, want nil for status 0", err)
+	}
+	if left := groupMembers(t, p.PID()); len(left) != 1 {
+		t.Fatalf("want the orphaned sleep in the group, have %v", left)
+	}
+	if err := p.Stop(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if left := groupMembers(t, p.PID()); len(left) > 0 {
+		t.Errorf("group still has %v", left)
+	}
+}
+
+func TestExitErrorAndTail(t *testing.T) {
+	spec := shSpec(t, "failer", `for i in 1 2 3 4 5; do echo line$i; done; echo oops >&2; exit 3`)
+	p := startT(t, spec)
+	<-p.Done()
+	if err := p.ExitError(); err == nil || err.Error() != "failer exited: exit status 3" {
+		t.Errorf("ExitError = %v", err)
+	}
+	if got, want := p.Tail(2), "line5\noops"; got != want {
+		t.Errorf("Tail(2) = %q, want %q", got, want)
+	}
+	if got := p.Tail(100); !strings.HasPrefix(got, "line1\n") || !strings.HasSuffix(got, "oops") {
+		t.Errorf("Tail(100) = %q", got)
+	}
+}
+
+func TestTailLargeLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.log")
+	var b strings.Builder
+	for range 5000 {
+		b.WriteString("some log line that is not short at all\n")
+	}
+	b.WriteString("second to last\nlast\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tailFile(path, 2)
+	if err != nil || got != "second to last\nlast" {
+		t.Errorf("tailFile = %q, %v", got, err)
+	}
+}
+
+func TestEnvIsNotInherited(t *testing.T) {
+	t.Setenv("PROC_TEST_LEAK", "leaked")
+	spec := shSpec(t, "env", `echo "leak=$PROC_TEST_LEAK own=$OWN"`, "OWN=mine")
+	p := startT(t, spec)
+	<-p.Done()
+	if got := p.Tail(1); got != "leak= own=mine" {
+		t.Errorf("child saw %q", got)
+	}
+}
+
+func TestStartFailure(t *testing.T) {
+	_, err := Start(Spec{Name: "missing", Path: "/nonexistent/bin", LogPath: filepath.Join(t.TempDir(), "x.log")})
+	if err == nil || !strings.Contains(err.Error(), "starting missing") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestGroupStopsInReverseOrder(t *testing.T) {
+	dir := t.TempDir()
+	order := filepath.Join(dir, "order")
+	g := NewGroup(filepath.Join(dir, "state.json"))
+	t.Cleanup(func() { _ = g.Stop(time.Second) })
+	names := []string{"first", "second", "third"}
+	for _, name := range names {
+		spec := shSpec(t, name, `trap 'echo $NAME >> "$ORDER"; exit 0' TERM; sleep 300 & echo ready; wait`,
+			"NAME="+name, "ORDER="+order)
+		p, err := g.Start(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitLog(t, p, spec.LogPath, "ready")
+	}
+	if err := g.Stop(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Fields(string(data))
+	want := slices.Clone(names)
+	slices.Reverse(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("stop order %v, want %v", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state.json")); !os.IsNotExist(err) {
+		t.Errorf("state file still there after Stop: %v", err)
+	}
+}
+
+func TestGroupStopsAdoptedDaemon(t *testing.T) {
+	// setsid detaches sleep into its own session and group, as a daemon would.
+	spec := shSpec(t, "launcher", `setsid sleep 300 & echo "pid=$!"`)
+	launcher := startT(t, spec)
+	<-launcher.Done()
+	var pid int
+	if _, err := fmt.Sscanf(launcher.Tail(1), "pid=%d", &pid); err != nil {
+		t.Fatalf("parsing %q: %v", launcher.Tail(1), err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+
+	g := NewGroup(filepath.Join(t.TempDir(), "state.json"))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// setsid has run once the daemon leads its own group.
+	if err := WaitFor(ctx, nil, "daemon in its own group", func(context.Context) error {
+		if f := statFields(pid); len(f) < 3 || f[2] != strconv.Itoa(pid) {
+			return fmt.Errorf("stat %v", f)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Adopt("daemon", pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Stop(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if running(pid) {
+		t.Errorf("adopted pid %d survived Group.Stop", pid)
+	}
+	if err := g.Adopt("gone", pid); err == nil {
+		t.Error("Adopt of a stopped pid succeeded")
+	}
+}
