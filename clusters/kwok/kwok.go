@@ -1,0 +1,169 @@
+// Package kwok is the embedded cluster: a real etcd, kube-apiserver,
+// kube-controller-manager and kube-scheduler run as host processes by
+// kwokctl's binary runtime, with nodes and pods simulated by the kwok
+// controller. No container runtime and no image is needed.
+package kwok
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"sigs.k8s.io/e2e-framework/support"
+	e2ekwok "sigs.k8s.io/e2e-framework/support/kwok"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-conformance/cmp-conformance/clusters"
+)
+
+// Options name the cluster and the binaries it runs, all from the toolchain.
+type Options struct {
+	Name                  string
+	Kwokctl               string
+	KwokController        string
+	KubeAPIServer         string
+	KubeControllerManager string
+	KubeScheduler         string
+	Etcd                  string
+	KubeVersion           string // of the binaries, e.g. v1.34.4
+	EtcdVersion           string // e.g. v3.6.5
+	// Dir holds the kubeconfig and kwokctl's configuration for this cluster.
+	Dir string
+	// Nodes is how many simulated nodes pods can be scheduled on (default 1).
+	Nodes int
+	// Wait bounds how long kwokctl waits for the control plane.
+	Wait time.Duration
+}
+
+// Provider runs the embedded cluster through e2e-framework's kwok support,
+// which drives kwokctl; the binaries are passed in a kwokctl configuration so
+// nothing is downloaded.
+type Provider struct {
+	opts Options
+	e2e  support.E2EClusterProvider
+}
+
+// New checks the options and returns a Provider.
+func New(opts Options) (*Provider, error) {
+	for name, path := range map[string]string{"kwokctl": opts.Kwokctl, "kwok": opts.KwokController, "kube-apiserver": opts.KubeAPIServer,
+		"kube-controller-manager": opts.KubeControllerManager, "kube-scheduler": opts.KubeScheduler, "etcd": opts.Etcd} {
+		if path == "" {
+			return nil, fmt.Errorf("kwok cluster: no %s binary given", name)
+		}
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("kwok cluster: %s binary: %w", name, err)
+		}
+	}
+	if opts.Nodes == 0 {
+		opts.Nodes = 1
+	}
+	if opts.Wait == 0 {
+		opts.Wait = 2 * time.Minute
+	}
+	e2e := e2ekwok.NewProvider().WithName(opts.Name).WithOpts(e2ekwok.WithPath(opts.Kwokctl), e2ekwok.WithWaitDuration(opts.Wait))
+	return &Provider{opts: opts, e2e: e2e}, nil
+}
+
+// Name implements clusters.Provider.
+func (p *Provider) Name() string { return "kwok" }
+
+func (p *Provider) kubeconfig() string { return filepath.Join(p.opts.Dir, "kubeconfig") }
+
+// config is a KwokctlConfiguration: the binary runtime, with our binaries
+// and versions (kwokctl otherwise assumes its own default Kubernetes version
+// and would download binaries for it).
+func (p *Provider) config() ([]byte, error) {
+	return yaml.Marshal(map[string]any{
+		"apiVersion": "config.kwok.x-k8s.io/v1alpha1",
+		"kind":       "KwokctlConfiguration",
+		"options": map[string]any{
+			"runtime":                     "binary",
+			"kubeVersion":                 p.opts.KubeVersion,
+			"etcdVersion":                 p.opts.EtcdVersion,
+			"kubeApiserverBinary":         p.opts.KubeAPIServer,
+			"kubeControllerManagerBinary": p.opts.KubeControllerManager,
+			"kubeSchedulerBinary":         p.opts.KubeScheduler,
+			"etcdBinary":                  p.opts.Etcd,
+			"kwokControllerBinary":        p.opts.KwokController,
+		},
+	})
+}
+
+// Create brings the control plane up, adds the simulated nodes and connects.
+func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
+	if err := os.MkdirAll(p.opts.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	conf, err := p.config()
+	if err != nil {
+		return nil, err
+	}
+	confPath := filepath.Join(p.opts.Dir, "kwokctl.yaml")
+	if err := os.WriteFile(confPath, conf, 0o644); err != nil {
+		return nil, err
+	}
+	// --kubeconfig keeps kwokctl away from the user's ~/.kube/config.
+	kubeconfig, err := p.e2e.Create(ctx, "--config", confPath, "--kubeconfig", p.kubeconfig())
+	if err != nil {
+		return nil, fmt.Errorf("creating kwok cluster %s: %w", p.opts.Name, err)
+	}
+	if err := p.kwokctl(ctx, "scale", "node", "--replicas", strconv.Itoa(p.opts.Nodes)); err != nil {
+		return nil, fmt.Errorf("adding %d simulated nodes: %w", p.opts.Nodes, err)
+	}
+	// e2e-framework writes the kubeconfig to a temp file; keep ours, beside the
+	// other run files, and drop the temp one.
+	data, err := os.ReadFile(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(kubeconfig)
+	if err := os.WriteFile(p.kubeconfig(), data, 0o600); err != nil {
+		return nil, err
+	}
+	return clusters.Connect(ctx, p.opts.Name, p.kubeconfig())
+}
+
+func (p *Provider) kwokctl(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, p.opts.Kwokctl, append([]string{"--name", p.opts.Name}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("kwokctl %v: %w: %s", args, err, out.String())
+	}
+	return nil
+}
+
+// ExportLogs writes etcd, kube-* and kwok-controller logs under dir.
+func (p *Provider) ExportLogs(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return p.e2e.ExportLogs(ctx, dir)
+}
+
+// Destroy stops the control plane processes and removes the cluster's files.
+func (p *Provider) Destroy(ctx context.Context) error {
+	if !p.Exists(ctx) {
+		return nil
+	}
+	return p.e2e.Destroy(ctx)
+}
+
+// Exists says whether kwokctl knows the cluster.
+func (p *Provider) Exists(ctx context.Context) bool {
+	out, err := exec.CommandContext(ctx, p.opts.Kwokctl, "get", "clusters").Output()
+	if err != nil {
+		return false
+	}
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		if string(bytes.TrimSpace(line)) == p.opts.Name {
+			return true
+		}
+	}
+	return false
+}
