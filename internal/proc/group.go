@@ -210,3 +210,27 @@ func StopFromState(stateFile string, grace time.Duration) (stopped []string, err
 	}
 	return stopped, errors.Join(errs...)
 }
+
+// LiveFromState names the entries of stateFile still running (alive with
+// the recorded start time), without touching them: it tells a live
+// environment from the stale record of a killed one.
+func LiveFromState(stateFile string) ([]string, error) {
+	data, err := os.ReadFile(stateFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading state file: %w", err)
+	}
+	var entries []stateEntry
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, fmt.Errorf("parsing state file %s: %w", stateFile, err)
+	}
+	var live []string
+	for _, e := range entries {
+		if pids, err := e.target().livePIDs(); err == nil && len(pids) > 0 {
+			live = append(live, e.Name)
+		}
+	}
+	return live, nil
+}

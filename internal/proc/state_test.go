@@ -119,3 +119,25 @@ func TestStopFromStateCorruptFile(t *testing.T) {
 		t.Error("no error for a corrupt state file")
 	}
 }
+
+func TestLiveFromState(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	g := NewGroup(state)
+	p, err := g.Start(Spec{Name: "sleeper", Path: "/bin/sleep", Args: []string{"300"}, LogPath: filepath.Join(t.TempDir(), "log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := LiveFromState(state)
+	if err != nil || len(live) != 1 || live[0] != "sleeper" {
+		t.Fatalf("live = %v, %v; want [sleeper]", live, err)
+	}
+	if err := p.Stop(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if live, err := LiveFromState(state); err != nil || len(live) != 0 {
+		t.Fatalf("after stop: live = %v, %v; want none", live, err)
+	}
+	if live, err := LiveFromState(filepath.Join(t.TempDir(), "missing.json")); err != nil || live != nil {
+		t.Fatalf("missing file: %v, %v", live, err)
+	}
+}

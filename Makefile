@@ -1,0 +1,77 @@
+# cmp-conformance: two commands matter.
+#   make conformance   bring up Argo CD + plugins (embedded runtime), run the checks, write the report
+#   make test          unit tests, then the suite's self-test against the broken witnesses
+#
+# Binaries (argocd, kube-*, etcd, kwok, helm, kustomize) are cached under
+# $XDG_CACHE_HOME/cmp-conformance (default ~/.cache): a first run builds them
+# from source through the Go module proxy (about 40 minutes on 2 cores), later
+# runs reuse them.
+
+SHELL := /bin/bash
+OUTPUT ?= _output
+BIN := $(OUTPUT)/bin/cmp-conformance
+ARGOCD_VERSION ?=
+RUNTIME ?= embedded
+LABEL_FILTER ?=
+RUN_FLAGS ?=
+GO ?= go
+
+export ARGOCD_VERSION
+
+.PHONY: all conformance test unit selftest tools tools-system env-up env-down lint build clean help
+
+all: build
+
+help:
+	@sed -n '1,10p' Makefile
+
+build: $(BIN)
+
+# Always rebuilt: go build is incremental, and a stale harness is worse than a second.
+$(BIN): FORCE
+	@mkdir -p $(OUTPUT)/bin
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/cmp-conformance
+
+FORCE:
+
+## tools-system: the Debian packages a run needs (redis-server for Argo CD, git for the git server).
+tools-system:
+	@missing=""; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v git >/dev/null || missing="$$missing git"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing >/dev/null; fi; \
+	fi
+
+## tools: every binary a run needs, obtained by version (cache, download, or source build).
+tools: tools-system build
+	$(BIN) tools get --runtime $(RUNTIME)
+
+## conformance: the main job. ARGOCD_VERSION=v2.14.21 picks a version; LABEL_FILTER selects checks.
+conformance: tools
+	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+
+## test: unit tests, then the end-to-end self-test (every check against its broken witnesses).
+test: unit selftest
+
+unit:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+selftest: tools
+	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+
+env-up: tools
+	$(BIN) env up --runtime $(RUNTIME) --output $(OUTPUT) $(RUN_FLAGS)
+
+env-down: build
+	$(BIN) env down --output $(OUTPUT)
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	$(GO) vet ./...
+
+clean:
+	rm -rf $(OUTPUT)

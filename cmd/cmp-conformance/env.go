@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+)
+
+func envCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "env",
+		Short: "Bring an environment up and leave it running, or take it down",
+		Long: `env up brings up the same environment a run uses and leaves it running, for
+developing a plugin against a live Argo CD; env down stops every process it
+started and deletes the cluster, from any shell. The state lives in
+<output>/env/state.json.`,
+	}
+	var f envFlags
+	up := &cobra.Command{Use: "up", Short: "Bring the environment up and leave it running", Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return envUp(&f) }}
+	f.bind(up)
+	var output string
+	down := &cobra.Command{Use: "down", Short: "Stop every process of the environment and delete its cluster", Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return envDown(output) }}
+	down.Flags().StringVar(&output, "output", "_output", "the --output the environment was brought up with")
+	status := &cobra.Command{Use: "status", Short: "Show the running environment", Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return envStatus(output) }}
+	status.Flags().StringVar(&output, "output", "_output", "the --output the environment was brought up with")
+	var dir, addr string
+	serveGit := &cobra.Command{Use: "serve-git", Hidden: true, Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return environment.ServeGit(ctx, dir, addr)
+		}}
+	serveGit.Flags().StringVar(&dir, "dir", "", "repositories folder")
+	serveGit.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "listen address")
+	cmd.AddCommand(up, down, status, serveGit)
+	return cmd
+}
+
+func envUp(f *envFlags) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out, err := filepath.Abs(f.output)
+	if err != nil {
+		return err
+	}
+	if note, err := environment.Guard(ctx, filepath.Join(out, "env", "state.json")); err != nil {
+		return err
+	} else if note != "" {
+		fmt.Fprintln(os.Stderr, "note:", note)
+	}
+	plan, path, err := f.prepare(ctx, false)
+	if err != nil {
+		return err
+	}
+	runID := newRunID()
+	cfg, err := f.config(runID, filepath.Join(out, "env", "logs"), plan, path)
+	if err != nil {
+		return err
+	}
+	if cfg.Self, err = os.Executable(); err != nil {
+		return err
+	}
+	cfg.DetachedGit = true
+	env, err := environment.Up(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Printf(`environment %s is up (bring-up %.1fs)
+  Argo CD %s   http://%s   user admin, password %s
+  argocd login %s --plaintext --username admin --password '%s'
+  kubeconfig   %s
+  git          http://127.0.0.1:%d/<app>.git (fixtures/apps, one repository per folder)
+  logs         %s
+stop it with: cmp-conformance env down   (make env-down)
+`, runID, env.BringUp.Seconds(), env.Tools.ArgoCDVersion, env.ArgoCD.ServerAddr, env.ArgoCD.AdminPassword,
+		env.ArgoCD.ServerAddr, env.ArgoCD.AdminPassword, env.Cluster.Kubeconfig, f.portBase+6, cfg.LogDir)
+	return nil
+}
+
+func envDown(output string) error {
+	out, err := filepath.Abs(output)
+	if err != nil {
+		return err
+	}
+	stopped, err := environment.DownFromState(context.Background(), filepath.Join(out, "env", "state.json"))
+	for _, s := range stopped {
+		fmt.Println("stopped", s)
+	}
+	if err == nil && len(stopped) == 0 {
+		fmt.Println("no environment was running")
+	}
+	return err
+}
+
+func envStatus(output string) error {
+	out, err := filepath.Abs(output)
+	if err != nil {
+		return err
+	}
+	s, err := environment.ReadState(filepath.Join(out, "env", "state.json"))
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		fmt.Println("no environment is up")
+		return nil
+	}
+	fmt.Printf("run %s (%s): Argo CD %s at http://%s, admin password %s\nkubeconfig %s\n", s.RunID, s.Runtime, s.ArgoCD, s.Server, s.Password, s.Kubeconfig)
+	return nil
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+)
+
+// envFlags are the flags that decide the environment, shared by run and env up.
+type envFlags struct {
+	runtime, argocdVersion, argocdBinary, kubeconfig, output string
+	portBase                                                 int
+	plugins                                                  []string
+	pluginPath                                               []string
+	noDownload, noBuild, retry                               bool
+	readyTimeout                                             time.Duration
+}
+
+func (f *envFlags) bind(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.runtime, "runtime", envOr("CMPC_RUNTIME", environment.RuntimeEmbedded), "where Kubernetes comes from: embedded (kwok, processes; no images), existing (--kubeconfig) or kind")
+	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "Argo CD version, e.g. "+toolchain.ArgoCDCurrent+"; empty: the newest of "+strings.Join(toolchain.DefaultArgoCDCandidates(), ", ")+" this machine can obtain")
+	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "use this argocd binary (e.g. the official argocd-linux-amd64) instead of obtaining one")
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing")
+	fl.StringVar(&f.output, "output", "_output", "folder for reports (<output>/reports/<run-id>), plugin programs and environment state")
+	fl.IntVar(&f.portBase, "port-base", 18080, "first of the 127.0.0.1 ports Argo CD listens on (server, repo-server, redis, metrics: base..base+6)")
+	fl.StringArrayVar(&f.plugins, "plugin", nil, "ROLE=DIR: run the checks of ROLE against the plugin in DIR (a folder with plugin.yaml); roles: "+roles())
+	fl.StringArrayVar(&f.pluginPath, "plugin-path", nil, "folder of programs your plugin.yaml commands name (put first on the plugin's PATH)")
+	fl.BoolVar(&f.noDownload, "no-download", false, "never download release binaries (build from source)")
+	fl.BoolVar(&f.noBuild, "no-build", false, "never build binaries from source")
+	fl.BoolVar(&f.retry, "retry-toolchain", false, "retry obtaining versions that failed before (failures are remembered)")
+	fl.DurationVar(&f.readyTimeout, "ready-timeout", 2*time.Minute, "bound on each bring-up wait (cluster, each component)")
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func newRunID() string {
+	b := make([]byte, 2)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+func (f *envFlags) toolchainOptions() toolchain.Options {
+	return toolchain.Options{NoDownload: f.noDownload, NoBuild: f.noBuild, Retry: f.retry, Progress: os.Stderr}
+}
+
+// pluginOverrides parses --plugin ROLE=DIR.
+func (f *envFlags) pluginOverrides() (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range f.plugins {
+		role, dir, ok := strings.Cut(p, "=")
+		if !ok || role == "" || dir == "" {
+			return nil, fmt.Errorf("--plugin %q: want ROLE=DIR, e.g. plain=./my-plugin", p)
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		out[role] = abs
+	}
+	return out, nil
+}
+
+// prepare plans the plugins and builds the reference programs.
+func (f *envFlags) prepare(ctx context.Context, selfTest bool) (*pluginPlan, []string, error) {
+	overrides, err := f.pluginOverrides()
+	if err != nil {
+		return nil, nil, err
+	}
+	root, rootErr := repoRoot()
+	if rootErr != nil {
+		root = ""
+		if len(overrides) < len(referencePlugins) {
+			return nil, nil, rootErr
+		}
+	}
+	plan, err := planPlugins(root, overrides, selfTest)
+	if err != nil {
+		return nil, nil, err
+	}
+	path := append([]string{}, f.pluginPath...)
+	if root != "" {
+		bin, err := filepath.Abs(filepath.Join(f.output, "bin"))
+		if err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintln(os.Stderr, "plugins: building the reference plugin programs")
+		if err := buildPlugins(ctx, root, bin); err != nil {
+			return nil, nil, err
+		}
+		path = append(path, bin)
+	}
+	return plan, path, nil
+}
+
+func (f *envFlags) config(runID, logDir string, plan *pluginPlan, path []string) (environment.Config, error) {
+	out, err := filepath.Abs(f.output)
+	if err != nil {
+		return environment.Config{}, err
+	}
+	return environment.Config{
+		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Kubeconfig: f.kubeconfig,
+		PortBase: f.portBase, Plugins: plan.Dirs, PluginPath: path, RunID: runID, LogDir: logDir,
+		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
+		ReadyTimeout: f.readyTimeout,
+	}, nil
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+)
+
+const modulePath = "github.com/cmp-conformance/cmp-conformance"
+
+// referencePlugins are the plugin folder of each role, relative to the
+// repository root.
+var referencePlugins = map[conformance.Role]string{
+	conformance.RolePlain: "plugins/plain",
+}
+
+// repoRoot finds this project's checkout above the working directory: the
+// reference plugins and witnesses are built from it.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.Contains(data, []byte("module "+modulePath+"\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("not inside a cmp-conformance checkout: the reference plugins are built from it (run from the repository, or give every role with --plugin ROLE=DIR and their programs with --plugin-path)")
+		}
+		dir = parent
+	}
+}
+
+// buildPlugins compiles every plugin program (plugins/*/cmd/*) into dir.
+// The Go build cache makes this a second or two when nothing changed.
+func buildPlugins(ctx context.Context, root, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(os.PathSeparator), "./plugins/...")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the plugin programs: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// witness is plugins/broken/<name>/witness.yaml: which role a broken plugin
+// stands in for and which checks it must fail.
+type witness struct {
+	Role     conformance.Role `json:"role"`
+	MustFail []string         `json:"mustFail"`
+	Why      string           `json:"why"`
+}
+
+// pluginPlan is what a run loads: every plugin folder, and the bindings.
+type pluginPlan struct {
+	Dirs     []string
+	Bindings []conformance.Binding
+}
+
+// planPlugins binds roles to plugins: the reference plugins, overridden by
+// --plugin ROLE=DIR, and with selfTest every witness under plugins/broken.
+func planPlugins(root string, overrides map[string]string, selfTest bool) (*pluginPlan, error) {
+	plan := &pluginPlan{}
+	main := conformance.Binding{Name: "conformance", Subjects: map[conformance.Role]conformance.Subject{}}
+	for role, rel := range referencePlugins {
+		dir := filepath.Join(root, rel)
+		if o, ok := overrides[string(role)]; ok {
+			dir = o
+		} else if root == "" {
+			continue
+		}
+		p, err := argocd.LoadPlugin(dir)
+		if err != nil {
+			return nil, err
+		}
+		main.Subjects[role] = conformance.Subject{Role: role, Plugin: p}
+		plan.Dirs = append(plan.Dirs, dir)
+	}
+	for role := range overrides {
+		if _, ok := referencePlugins[conformance.Role(role)]; !ok {
+			return nil, fmt.Errorf("--plugin %s=...: unknown role %q (roles: %s)", role, role, roles())
+		}
+	}
+	plan.Bindings = append(plan.Bindings, main)
+	if !selfTest {
+		return plan, nil
+	}
+	if root == "" {
+		return nil, errors.New("--self-test needs the repository checkout (plugins/broken)")
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "plugins", "broken", "*", "witness.yaml"))
+	sort.Strings(files)
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no witness under %s/plugins/broken", root)
+	}
+	for _, f := range files {
+		b, dir, err := loadWitness(f)
+		if err != nil {
+			return nil, err
+		}
+		plan.Bindings = append(plan.Bindings, b)
+		plan.Dirs = append(plan.Dirs, dir)
+	}
+	return plan, nil
+}
+
+func loadWitness(file string) (conformance.Binding, string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return conformance.Binding{}, "", err
+	}
+	var w witness
+	if err := yaml.UnmarshalStrict(data, &w); err != nil {
+		return conformance.Binding{}, "", fmt.Errorf("%s: %w", file, err)
+	}
+	if _, ok := referencePlugins[w.Role]; !ok {
+		return conformance.Binding{}, "", fmt.Errorf("%s: unknown role %q (roles: %s)", file, w.Role, roles())
+	}
+	known := map[string]bool{}
+	for _, c := range conformance.All() {
+		known[c.ID] = true
+	}
+	for _, id := range w.MustFail {
+		if !known[id] {
+			return conformance.Binding{}, "", fmt.Errorf("%s: mustFail names %s, which is not a check", file, id)
+		}
+	}
+	dir := filepath.Dir(file)
+	p, err := argocd.LoadPlugin(dir)
+	if err != nil {
+		return conformance.Binding{}, "", err
+	}
+	name := "broken/" + filepath.Base(dir)
+	return conformance.Binding{Name: name, Witness: true, MustFail: w.MustFail,
+		Subjects: map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}}, dir, nil
+}
+
+func roles() string {
+	var out []string
+	for r := range referencePlugins {
+		out = append(out, string(r))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apiclient"
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
+	"github.com/cmp-conformance/cmp-conformance/reports"
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+)
+
+const suiteVersion = "v0.1.0"
+
+type runFlags struct {
+	envFlags
+	labelFilter        string
+	selfTest, failFast bool
+	verbose            bool
+	timeout            time.Duration
+}
+
+func runCommand() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Bring up Argo CD with the plugins, run the checks, write the report",
+		Long: `run brings up the environment (see --runtime), runs the selected checks and
+writes <output>/reports/<run-id>/ (report.json, report.yaml, junit.xml,
+summary.md, logs/), with <output>/reports/latest pointing at it. Results are
+recorded as each check finishes, so Ctrl-C still leaves a report of what ran,
+and no process behind. Exit status: 0 when every Core check passed, 1 when a
+check failed or the run did not complete, 2 for bad usage.
+
+Select checks with Ginkgo label expressions over IDs, areas, levels and
+features: --label-filter 'smoke', 'Core && !Provisional', 'SMOKE-002'.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(&f) },
+	}
+	f.bind(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.labelFilter, "label-filter", os.Getenv("LABEL_FILTER"), "Ginkgo label filter selecting checks (IDs, areas, levels, features)")
+	fl.BoolVar(&f.selfTest, "self-test", false, "also run each check against the broken witnesses in plugins/broken, which must fail the checks they violate")
+	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first failed check")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "verbose Ginkgo output")
+	fl.DurationVar(&f.timeout, "timeout", 2*time.Hour, "bound on the whole suite")
+	return cmd
+}
+
+func run(f *runFlags) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	started := time.Now()
+	runID := newRunID()
+	out, err := filepath.Abs(f.output)
+	if err != nil {
+		return err
+	}
+	reportDir := filepath.Join(out, "reports", runID)
+	rep := &v1alpha1.ConformanceReport{
+		Metadata:    v1alpha1.Metadata{RunID: runID, Date: started.UTC().Truncate(time.Second), SuiteVersion: suiteVersion, Command: strings.Join(os.Args, " ")},
+		Environment: v1alpha1.Environment{Runtime: f.runtime, Host: v1alpha1.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}},
+	}
+	rec, err := reports.OpenRecorder(filepath.Join(reportDir, "results.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer rec.Close()
+	finish := func(runErr error) error {
+		if runErr != nil {
+			rep.Error = runErr.Error()
+			fmt.Fprintln(os.Stderr, "error:", runErr)
+		}
+		rep.Interrupted = rep.Interrupted || ctx.Err() != nil
+		rep.Timings.TotalSeconds = time.Since(started).Seconds()
+		return writeReport(out, reportDir, rep)
+	}
+	if note, err := environment.Guard(ctx, filepath.Join(out, "env", "state.json")); err != nil {
+		return finish(err)
+	} else if note != "" {
+		rep.Environment.Notes = append(rep.Environment.Notes, note)
+	}
+	plan, path, err := f.prepare(ctx, f.selfTest)
+	if err != nil {
+		return finish(err)
+	}
+	cfg, err := f.config(runID, filepath.Join(reportDir, "logs"), plan, path)
+	if err != nil {
+		return finish(err)
+	}
+	env, err := environment.Up(ctx, cfg)
+	describeEnvironment(rep, env, plan)
+	if err != nil {
+		return finish(fmt.Errorf("bring-up: %w", err))
+	}
+	rep.Metadata.Command = reproduce(f, env.Tools.ArgoCDVersion)
+	rep.Timings.BringUpSeconds = env.BringUp.Seconds()
+	suiteStart := time.Now()
+	suiteErr := runSuite(ctx, f, env, plan, rec)
+	rep.Timings.SuiteSeconds = time.Since(suiteStart).Seconds()
+	t := time.Now()
+	downErr := env.Down(context.WithoutCancel(ctx))
+	rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: "teardown", Seconds: time.Since(t).Seconds()})
+	return finish(errors.Join(suiteErr, downErr))
+}
+
+func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, plan *pluginPlan, rec *reports.Recorder) error {
+	token, err := env.ArgoCD.Login(ctx)
+	if err != nil {
+		return err
+	}
+	client, err := apiclient.NewClient(&apiclient.ClientOptions{ServerAddr: env.ArgoCD.ServerAddr, PlainText: true,
+		AuthToken: token, ConfigPath: filepath.Join(env.Dir, "argocd-cli-config")})
+	if err != nil {
+		return fmt.Errorf("argo CD API client: %w", err)
+	}
+	closer, apps, err := client.NewApplicationClient()
+	if err != nil {
+		return fmt.Errorf("argo CD application client: %w", err)
+	}
+	defer closer.Close()
+	kc, err := kube.NewClient(env.Cluster.REST)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(env.Cluster.REST)
+	if err != nil {
+		return err
+	}
+	dslEnv := dsl.NewEnv(dsl.Env{Apps: apps, Kube: kc, Clientset: cs, Git: env.Git,
+		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion})
+	var recErr error
+	conformance.Register(conformance.Config{
+		Env:      func() *dsl.Env { return dslEnv },
+		Bindings: plan.Bindings,
+		Record: func(r v1alpha1.Result) {
+			recErr = errors.Join(recErr, rec.Record(r))
+			fmt.Fprintf(os.Stderr, "check %-10s %-13s %5.1fs  %s\n", r.ID, r.State, r.DurationSeconds, r.Title)
+		},
+		RecordSelfTest: func(r v1alpha1.SelfTestResult) {
+			recErr = errors.Join(recErr, rec.RecordSelfTest(r))
+			verdict := "ok"
+			if !r.OK {
+				verdict = "MISMATCH"
+			}
+			fmt.Fprintf(os.Stderr, "self-test %-10s vs %-32s expected %-4s observed %-8s %s\n", r.CheckID, r.Witness, r.Expected, r.Observed, verdict)
+		},
+	})
+	conformance.Run(conformance.RunOptions{LabelFilter: f.labelFilter, FailFast: f.failFast, Verbose: f.verbose, Timeout: f.timeout})
+	return recErr
+}
+
+// describeEnvironment fills what is known of the environment, even after a
+// partial bring-up.
+func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Environment, plan *pluginPlan) {
+	for _, b := range plan.Bindings {
+		if b.Witness {
+			continue
+		}
+		for _, s := range b.Subjects {
+			p := s.Plugin
+			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256})
+			for _, w := range p.Warnings {
+				rep.Environment.Notes = append(rep.Environment.Notes, "plugin "+p.FullName()+": "+w)
+			}
+		}
+	}
+	if env == nil {
+		return
+	}
+	if env.Provider != nil {
+		rep.Environment.Provider = env.Provider.Name()
+	}
+	if env.Cluster != nil {
+		rep.Environment.KubernetesVersion = env.Cluster.KubernetesVersion
+	}
+	for _, p := range env.Phases {
+		rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: p.Name, Seconds: p.Seconds})
+	}
+	if env.Tools == nil {
+		return
+	}
+	rep.Environment.ArgoCDVersion = env.Tools.ArgoCDVersion
+	rep.Environment.Notes = append(rep.Environment.Notes, env.Tools.Notes...)
+	for _, b := range env.Tools.Ordered() {
+		rep.Environment.Binaries = append(rep.Environment.Binaries, v1alpha1.Binary{Name: b.Name, Version: b.Version, SHA256: b.SHA256, Source: b.Source, Path: b.Path})
+	}
+}
+
+// reproduce is the command that runs the same thing again, with the version
+// that was resolved made explicit.
+func reproduce(f *runFlags, version string) string {
+	parts := []string{"cmp-conformance", "run", "--runtime", f.runtime, "--argocd-version", version}
+	if f.labelFilter != "" {
+		parts = append(parts, "--label-filter", "'"+f.labelFilter+"'")
+	}
+	if f.selfTest {
+		parts = append(parts, "--self-test")
+	}
+	for _, p := range f.plugins {
+		parts = append(parts, "--plugin", p)
+	}
+	return strings.Join(parts, " ")
+}
+
+func writeReport(out, reportDir string, rep *v1alpha1.ConformanceReport) error {
+	results, selfTests, err := reports.ReadAll(filepath.Join(reportDir, "results.jsonl"))
+	if err != nil {
+		return err
+	}
+	rep.Results, rep.SelfTest = results, selfTests
+	reports.Finalize(rep)
+	if err := reports.Write(reportDir, rep); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if err := reports.Publish(filepath.Join(out, "reports"), rep.Metadata.RunID); err != nil {
+		return err
+	}
+	c := rep.Summary.Counts[v1alpha1.LevelCore]
+	fmt.Fprintf(os.Stderr, "\nverdict: %s (Core: %d passed, %d failed, %d not-supported, %d skipped; bring-up %.1fs, suite %.1fs)\nreport: %s\n",
+		rep.Summary.Verdict, c.Passed, c.Failed, c.NotSupported, c.Skipped, rep.Timings.BringUpSeconds, rep.Timings.SuiteSeconds, filepath.Join(reportDir, reports.SummaryMD))
+	if code := reports.ExitCode(rep); code != 0 {
+		return exitError{code}
+	}
+	return nil
+}

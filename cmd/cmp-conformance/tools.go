@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+)
+
+func toolsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "Obtain, list and import the binaries a run needs",
+		Long: `Every binary is obtained by version: from the cache
+($XDG_CACHE_HOME/cmp-conformance/bin/<tool>/<version>), else the official
+release download when reachable, else a build from source through the Go
+module proxy. A first build of everything takes tens of minutes on 2 cores.
+On an air-gapped machine, import binaries into the cache with 'tools import'.`,
+	}
+	var f envFlags
+	get := &cobra.Command{Use: "get", Short: "Obtain every binary a run needs (as `run` would), and list them", Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			set, err := environment.Tools(ctx, environment.Config{Runtime: f.runtime, ArgoCDVersion: f.argocdVersion,
+				ArgoCDBinary: f.argocdBinary, Toolchain: f.toolchainOptions()})
+			if err != nil {
+				return err
+			}
+			for _, n := range set.Notes {
+				fmt.Fprintln(os.Stderr, "note:", n)
+			}
+			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "TOOL\tVERSION\tORIGIN\tOBTAINED IN\tSHA256")
+			for _, b := range set.Ordered() {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%.0fs\t%s\n", b.Name, b.Version, b.Origin, b.ObtainSeconds, b.SHA256)
+			}
+			return w.Flush()
+		}}
+	f.bind(get)
+	var noDownload, noBuild bool
+	imp := &cobra.Command{Use: "import TOOL VERSION FILE", Short: "Put a binary you supply into the cache (air-gapped machines)", Args: cobra.ExactArgs(3),
+		RunE: func(_ *cobra.Command, args []string) error {
+			tc, err := toolchain.New(toolchain.Options{NoDownload: noDownload, NoBuild: noBuild, Progress: os.Stderr})
+			if err != nil {
+				return err
+			}
+			_, err = tc.Import(args[0], args[1], args[2])
+			return err
+		}}
+	cmd.AddCommand(get, imp)
+	return cmd
+}

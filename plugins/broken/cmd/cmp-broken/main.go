@@ -1,0 +1,42 @@
+// Command cmp-broken is the program behind the broken witnesses: each
+// subcommand violates one rule on purpose.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: cmp-broken drop-after-first|never-matches")
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "drop-after-first":
+		// Generates like the plain plugin, then drops every resource but the first.
+		var out bytes.Buffer
+		if err := plain.Generate(".", &out); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		docs := strings.Split(out.String(), "---\n")
+		for _, d := range docs {
+			if strings.TrimSpace(d) != "" {
+				fmt.Print("---\n" + d)
+				return
+			}
+		}
+	case "never-matches":
+		// A discovery command that never matches: Argo CD falls back to its
+		// own directory type, so the plugin never generates anything.
+		os.Exit(1)
+	default:
+		fmt.Fprintln(os.Stderr, "cmp-broken: unknown mode", os.Args[1])
+		os.Exit(2)
+	}
+}

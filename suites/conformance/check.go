@@ -1,0 +1,108 @@
+// Package conformance is the check catalogue and its Ginkgo wiring. A check is
+// a value listed in one registry (All); the wiring turns each into an It with
+// labels, records its result as it finishes, and runs it against the
+// reference plugins and, in self-test mode, against broken witnesses that must
+// fail it. The package is a library (Register, Run) used by cmd/cmp-conformance
+// and by plugin authors' own Ginkgo suites.
+package conformance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+)
+
+// Area groups checks in the report and in label filters.
+type Area string
+
+// Areas of the catalogue.
+const (
+	Smoke         Area = "smoke"
+	Announcements Area = "announcements"
+	Environment   Area = "environment"
+	Security      Area = "security"
+	Pruning       Area = "pruning"
+	Local         Area = "local"
+	Service       Area = "service"
+	Faults        Area = "faults"
+	Helm          Area = "helm"
+	Upgrade       Area = "upgrade"
+)
+
+// Levels. Core: documented behaviour every conformant setup shows. Extended:
+// optional features. Provisional: behaviour the specification promises that
+// released Argo CD may not deliver; it runs, its real outcome is reported as a
+// divergence with its upstream issue, and it never decides the verdict.
+const (
+	Core        = v1alpha1.LevelCore
+	Extended    = v1alpha1.LevelExtended
+	Provisional = v1alpha1.LevelProvisional
+)
+
+// Feature is something a plugin declares in plugin.yaml. A check requiring a
+// feature the subject lacks is not-supported: neither passed nor skipped.
+type Feature string
+
+// Features, as argocd.Plugin reports them.
+const (
+	Discovery         Feature = argocd.FeatureDiscovery
+	StaticParameters  Feature = argocd.FeatureStaticParameters
+	DynamicParameters Feature = argocd.FeatureDynamicParameters
+)
+
+// Role is the part a plugin plays for a check: checks ask for the plugin of a
+// role, so the same check runs against the reference plugin and its witnesses.
+type Role string
+
+// Roles.
+const (
+	// RolePlain is a plugin without parameters, discovered by a marker file.
+	RolePlain Role = "plain"
+)
+
+// Check is one conformance check. Its ID is stable forever: reports, skip
+// lists and baselines key on it.
+type Check struct {
+	ID       string
+	Title    string
+	Area     Area
+	Level    v1alpha1.Level
+	Requires []Feature
+	// Versions is a semver constraint on the Argo CD version ("" = all).
+	Versions string
+	// Upstream names the issues and PRs the check is about (owner/repo#N).
+	Upstream []string
+	// Roles are the plugin roles the check uses.
+	Roles []Role
+	Test  func(ctx context.Context, s *Suite)
+}
+
+// AppliesTo says whether the check applies to an Argo CD version.
+func (c Check) AppliesTo(version string) (bool, error) {
+	if c.Versions == "" {
+		return true, nil
+	}
+	constraint, err := semver.NewConstraint(c.Versions)
+	if err != nil {
+		return false, fmt.Errorf("check %s: bad version constraint %q: %w", c.ID, c.Versions, err)
+	}
+	v, err := semver.NewVersion(version)
+	if err != nil {
+		return false, fmt.Errorf("argo CD version %q: %w", version, err)
+	}
+	return constraint.Check(v), nil
+}
+
+// Labels are the Ginkgo labels of a check: its ID, area, level and features,
+// so --label-filter can select by any of them.
+func (c Check) Labels() []string {
+	out := []string{c.ID, string(c.Area), string(c.Level)}
+	for _, f := range c.Requires {
+		out = append(out, string(f))
+	}
+	return out
+}

@@ -1,0 +1,164 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/onsi/gomega"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+)
+
+// Config wires the catalogue into a Ginkgo tree.
+type Config struct {
+	// Env returns the environment; it is called when a spec runs, after
+	// bring-up, since the tree is built before.
+	Env func() *dsl.Env
+	// Bindings are run in order; the first is normally the conformance one.
+	Bindings []Binding
+	// Checks defaults to All().
+	Checks []Check
+	// Record receives each conformance result as its spec finishes, and
+	// RecordSelfTest each witness outcome: an interrupted run keeps them.
+	Record         func(v1alpha1.Result)
+	RecordSelfTest func(v1alpha1.SelfTestResult)
+}
+
+// outcome is attached to a spec whose verdict is not Ginkgo's own: a
+// Provisional check, a witness run, or a not-supported check.
+type outcome struct {
+	State   v1alpha1.State
+	Message string
+}
+
+const outcomeEntry = "cmp-conformance outcome"
+
+type specKey struct{ binding, leaf string }
+
+type specInfo struct {
+	binding Binding
+	check   Check
+}
+
+// Register builds the Ginkgo tree: one Describe per binding, one It per check
+// the binding can run. Call it before Run (or RunSpecs in your own suite).
+func Register(cfg Config) {
+	checks := cfg.Checks
+	if checks == nil {
+		checks = All()
+	}
+	specs := map[specKey]specInfo{}
+	for _, b := range cfg.Bindings {
+		ginkgo.Describe(b.Name, func() {
+			for _, c := range checks {
+				if !b.Has(c.Roles) {
+					continue
+				}
+				leaf := c.ID + ": " + c.Title
+				specs[specKey{b.Name, leaf}] = specInfo{b, c}
+				ginkgo.It(leaf, ginkgo.Label(c.Labels()...), func(ctx ginkgo.SpecContext) { runCheck(ctx, cfg.Env(), b, c) })
+			}
+		})
+	}
+	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
+		if len(r.ContainerHierarchyTexts) == 0 {
+			return
+		}
+		info, ok := specs[specKey{r.ContainerHierarchyTexts[0], r.LeafNodeText}]
+		if !ok {
+			return
+		}
+		record(cfg, info, r)
+	})
+}
+
+func runCheck(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check) {
+	if ok, err := c.AppliesTo(env.ArgoCDVersion); err != nil {
+		ginkgo.Fail(err.Error())
+	} else if !ok {
+		ginkgo.Skip(fmt.Sprintf("applies to Argo CD %s, not %s", c.Versions, env.ArgoCDVersion))
+	}
+	for _, role := range c.Roles {
+		p := b.Subjects[role].Plugin
+		for _, f := range c.Requires {
+			if !p.Features[string(f)] {
+				msg := fmt.Sprintf("plugin %s does not declare %s", p.FullName(), f)
+				ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotSupported, msg})
+				ginkgo.Skip(msg)
+			}
+		}
+	}
+	s := NewSuite(env, b)
+	if !b.Witness && c.Level != Provisional {
+		c.Test(ctx, s)
+		return
+	}
+	// The real outcome is recorded; the spec itself fails only when a witness
+	// disagrees with what it is expected to do.
+	failure := gomega.InterceptGomegaFailure(func() { c.Test(ctx, s) })
+	o := outcome{State: v1alpha1.StatePassed}
+	if failure != nil {
+		o = outcome{State: v1alpha1.StateFailed, Message: failure.Error()}
+	}
+	ginkgo.AddReportEntry(outcomeEntry, o)
+	if b.Witness {
+		if want := b.Expects(c.ID); (want == "fail") != (o.State == v1alpha1.StateFailed) {
+			ginkgo.Fail(fmt.Sprintf("witness %s was expected to %s %s but it %s: %s", b.Name, want, c.ID, o.State, o.Message))
+		}
+	}
+}
+
+func record(cfg Config, info specInfo, r ginkgo.SpecReport) {
+	state, msg := specState(r)
+	if state == v1alpha1.StateSkipped && msg == "" {
+		msg = "not selected by the label filter"
+	}
+	if info.binding.Witness {
+		if cfg.RecordSelfTest == nil || msg == "not selected by the label filter" {
+			return
+		}
+		want := info.binding.Expects(info.check.ID)
+		ok := (want == "fail" && state == v1alpha1.StateFailed) || (want == "pass" && state == v1alpha1.StatePassed)
+		cfg.RecordSelfTest(v1alpha1.SelfTestResult{CheckID: info.check.ID, Witness: info.binding.Name, Expected: want,
+			Observed: state, OK: ok, Message: msg, DurationSeconds: r.RunTime.Seconds()})
+		return
+	}
+	if cfg.Record == nil {
+		return
+	}
+	c := info.check
+	cfg.Record(v1alpha1.Result{ID: c.ID, Title: c.Title, Area: string(c.Area), Level: c.Level, State: state,
+		DurationSeconds: r.RunTime.Seconds(), Attempts: r.NumAttempts, Message: msg, Upstream: c.Upstream,
+		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond)})
+}
+
+// specState maps a spec's Ginkgo state, or the outcome attached to it, onto a
+// result state.
+func specState(r ginkgo.SpecReport) (v1alpha1.State, string) {
+	var o *outcome
+	for _, e := range r.ReportEntries {
+		if e.Name == outcomeEntry {
+			if v, ok := e.GetRawValue().(outcome); ok {
+				o = &v
+			}
+		}
+	}
+	failure := strings.TrimSpace(r.Failure.Message)
+	if loc := r.Failure.Location; failure != "" && loc.FileName != "" && r.State.Is(types.SpecStateFailureStates) {
+		failure += fmt.Sprintf("\n(at %s:%d)", loc.FileName, loc.LineNumber)
+	}
+	switch {
+	case r.State.Is(types.SpecStateFailureStates):
+		return v1alpha1.StateFailed, failure
+	case o != nil:
+		return o.State, o.Message
+	case r.State == types.SpecStatePassed:
+		return v1alpha1.StatePassed, ""
+	default:
+		return v1alpha1.StateSkipped, failure
+	}
+}

@@ -1,0 +1,11 @@
+package conformance
+
+// All is the catalogue: every check, in report order. Checks are listed here,
+// not registered from init(), so the catalogue is one readable list.
+func All() []Check {
+	return []Check{
+		SmokeDiscoveredAppSyncs,
+		SmokeResourcesExist,
+		SmokeNamedPluginSyncs,
+	}
+}

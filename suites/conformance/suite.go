@@ -1,0 +1,80 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+)
+
+// Subject is the plugin bound to a role in one binding.
+type Subject struct {
+	Role   Role
+	Plugin argocd.Plugin
+}
+
+// Binding runs the catalogue with plugins bound to roles. The conformance
+// binding uses the reference plugins; a witness binding uses one broken
+// plugin and lists the checks it must fail (every other check of its role it
+// must pass).
+type Binding struct {
+	Name     string
+	Subjects map[Role]Subject
+	Witness  bool
+	MustFail []string
+}
+
+// Has says whether the binding provides every role of a check.
+func (b Binding) Has(roles []Role) bool {
+	for _, r := range roles {
+		if _, ok := b.Subjects[r]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Expects says whether the binding should pass or fail a check.
+func (b Binding) Expects(id string) string {
+	if b.Witness && slices.Contains(b.MustFail, id) {
+		return "fail"
+	}
+	return "pass"
+}
+
+// Suite is what a check runs against: the DSL environment and the plugins of
+// the current binding. Checks know nothing of how the cluster was made.
+type Suite struct {
+	Env           *dsl.Env
+	ArgoCDVersion string
+	binding       Binding
+}
+
+// NewSuite makes the suite of one binding.
+func NewSuite(env *dsl.Env, binding Binding) *Suite {
+	return &Suite{Env: env, ArgoCDVersion: env.ArgoCDVersion, binding: binding}
+}
+
+// Plugin returns the plugin bound to role.
+func (s *Suite) Plugin(role Role) argocd.Plugin {
+	sub, ok := s.binding.Subjects[role]
+	if !ok {
+		panic(fmt.Sprintf("binding %s has no plugin for role %s", s.binding.Name, role))
+	}
+	return sub.Plugin
+}
+
+// Given starts a spec.
+func (s *Suite) Given(ctx context.Context) *dsl.Context { return dsl.Given(ctx, s.Env) }
+
+// DiscoveredBy adds the plugin's discovery marker to a spec's source, so that
+// Argo CD picks the plugin of role by discovery.
+func (s *Suite) DiscoveredBy(c *dsl.Context, role Role) *dsl.Context {
+	p := s.Plugin(role)
+	if p.DiscoverFileName != "" {
+		c.File(p.DiscoverFileName, []byte{})
+	}
+	return c
+}
