@@ -8,11 +8,14 @@ import (
 )
 
 // Finalize derives the parts of a report that follow from its results: it
-// sorts results by ID, fills the summary and the divergences, and sets
-// apiVersion and kind when unset. It is idempotent.
+// sorts results by ID and self-test results by check then witness, fills the
+// summary and the divergences, and sets apiVersion and kind when unset. It is
+// idempotent.
 //
-// The verdict is "failed" if the run itself failed (r.Error) or any Core or
-// Extended check failed; otherwise "incomplete" if the run was interrupted or
+// The verdict is "failed" if the run itself failed (r.Error), any Core or
+// Extended check failed, or any self-test result is not OK (a check that
+// cannot fail against a witness that violates it is a defect of the suite);
+// otherwise "incomplete" if the run was interrupted or
 // no Core check ran (nothing was shown to conform); otherwise "passed".
 // Provisional checks never change the verdict: they record where released
 // Argo CD departs from the spec, which is not the plugin's fault.
@@ -63,6 +66,9 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 		}
 	}
 
+	selfTest := finalizeSelfTest(r)
+	failed = failed || (selfTest != nil && selfTest.Mismatches > 0)
+
 	verdict := v1alpha1.VerdictPassed
 	switch {
 	case failed:
@@ -70,7 +76,7 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 	case r.Interrupted || !sawCore:
 		verdict = v1alpha1.VerdictIncomplete
 	}
-	r.Summary = v1alpha1.Summary{Verdict: verdict, Counts: counts, Total: len(r.Results)}
+	r.Summary = v1alpha1.Summary{Verdict: verdict, Counts: counts, Total: len(r.Results), SelfTest: selfTest}
 	r.Divergences = divergences
 }
 

@@ -8,7 +8,8 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
-// suiteName names both the JUnit <testsuites> and its single <testsuite>.
+// suiteName names both the JUnit <testsuites> and its first <testsuite>; a
+// self-test run adds a second, selfTestSuiteName.
 const suiteName = "cmp-conformance"
 
 // provisionalSkipPrefix marks a failed Provisional check in JUnit.
@@ -60,7 +61,9 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
-// renderJUnit renders r as JUnit XML, one <testcase> per result.
+// renderJUnit renders r as JUnit XML, one <testcase> per result. Self-test
+// results, if any, form a second <testsuite> (see junitSelfTestSuite), and the
+// <testsuites> totals cover both.
 //
 // A failed Provisional check is reported as <skipped>, not <failure>: it
 // documents where released Argo CD departs from the spec, it does not decide
@@ -101,26 +104,30 @@ func renderJUnit(r *v1alpha1.ConformanceReport) ([]byte, error) {
 			Error: &junitMessage{Message: msg},
 		})
 	}
-	for _, c := range suite.Cases {
-		suite.Tests++
-		switch {
-		case c.Failure != nil:
-			suite.Failures++
-		case c.Error != nil:
-			suite.Errors++
-		case c.Skipped != nil:
-			suite.Skipped++
+	suites := []junitSuite{suite}
+	if len(r.SelfTest) > 0 {
+		suites = append(suites, junitSelfTestSuite(r))
+	}
+	doc := junitSuites{Name: suiteName, Time: seconds(r.Timings.TotalSeconds)}
+	for i := range suites {
+		s := &suites[i]
+		for _, c := range s.Cases {
+			s.Tests++
+			switch {
+			case c.Failure != nil:
+				s.Failures++
+			case c.Error != nil:
+				s.Errors++
+			case c.Skipped != nil:
+				s.Skipped++
+			}
 		}
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Errors += s.Errors
+		doc.Skipped += s.Skipped
 	}
-	doc := junitSuites{
-		Name:     suiteName,
-		Tests:    suite.Tests,
-		Failures: suite.Failures,
-		Errors:   suite.Errors,
-		Skipped:  suite.Skipped,
-		Time:     seconds(r.Timings.TotalSeconds),
-		Suites:   []junitSuite{suite},
-	}
+	doc.Suites = suites
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, err

@@ -25,7 +25,8 @@ type Recorder struct {
 
 // OpenRecorder opens path for appending, creating it and its parent
 // directories as needed. Appending (not truncating) lets a resumed or retried
-// run add to the same record; ReadResults keeps the last result per ID.
+// run add to the same record; ReadAll keeps the last record per ID (or per
+// check and witness for self-test results).
 func OpenRecorder(path string) (*Recorder, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create results directory: %w", err)
@@ -62,16 +63,38 @@ func (r *Recorder) Record(res v1alpha1.Result) error {
 	if err != nil {
 		return fmt.Errorf("encode result %s: %w", res.ID, err)
 	}
+	return r.append(line, "result "+res.ID)
+}
+
+// selfTestLine is how a self-test result is stored: wrapped in an object
+// whose only key is "selfTest", which no plain result line has, so files
+// written before self-tests existed still read the same.
+type selfTestLine struct {
+	SelfTest *v1alpha1.SelfTestResult `json:"selfTest"`
+}
+
+// RecordSelfTest appends one self-test result to the same file as Record,
+// with the same guarantees.
+func (r *Recorder) RecordSelfTest(st v1alpha1.SelfTestResult) error {
+	what := fmt.Sprintf("self-test %s vs %s", st.CheckID, st.Witness)
+	line, err := json.Marshal(selfTestLine{SelfTest: &st})
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", what, err)
+	}
+	return r.append(line, what)
+}
+
+func (r *Recorder) append(line []byte, what string) error {
 	line = append(line, '\n')
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// One Write call per line: with O_APPEND the kernel places it at the end
 	// as a unit, so concurrent records never interleave.
 	if _, err := r.f.Write(line); err != nil {
-		return fmt.Errorf("record result %s: %w", res.ID, err)
+		return fmt.Errorf("record %s: %w", what, err)
 	}
 	if err := r.f.Sync(); err != nil {
-		return fmt.Errorf("sync result %s: %w", res.ID, err)
+		return fmt.Errorf("sync %s: %w", what, err)
 	}
 	return nil
 }
@@ -83,32 +106,53 @@ func (r *Recorder) Close() error {
 	return r.f.Close()
 }
 
-// ReadResults reads the results a Recorder wrote to path. A missing file
-// means no check finished and yields no results. An unparsable final line is
-// the remains of a crash mid-write and is ignored; an unparsable line
-// elsewhere is real corruption and is an error. When an ID appears more than
-// once (a retried check) the last result wins, in the first one's position.
+// ReadResults reads the results a Recorder wrote to path, leaving out
+// self-test results; see ReadAll.
 func ReadResults(path string) ([]v1alpha1.Result, error) {
+	results, _, err := ReadAll(path)
+	return results, err
+}
+
+// ReadAll reads the results and self-test results a Recorder wrote to path.
+// A missing file means no check finished and yields none. An unparsable final
+// line is the remains of a crash mid-write and is ignored; an unparsable line
+// elsewhere is real corruption and is an error. When a result ID, or a
+// self-test (check, witness) pair, appears more than once (a retried check)
+// the last record wins, in the first one's position.
+func ReadAll(path string) ([]v1alpha1.Result, []v1alpha1.SelfTestResult, error) {
+	results := []v1alpha1.Result{}
+	selfTests := []v1alpha1.SelfTestResult{}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return []v1alpha1.Result{}, nil
+		return results, selfTests, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read results: %w", err)
+		return nil, nil, fmt.Errorf("read results: %w", err)
 	}
 	lines := bytes.Split(data, []byte("\n"))
-	results := []v1alpha1.Result{}
 	index := map[string]int{}
+	type pair struct{ check, witness string }
+	selfIndex := map[pair]int{}
 	for i, line := range lines {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var res v1alpha1.Result
-		if err := json.Unmarshal(line, &res); err != nil {
+		res, st, err := parseLine(line)
+		if err != nil {
 			if i == len(lines)-1 {
 				break // no trailing newline: the write was cut short
 			}
-			return nil, fmt.Errorf("%s:%d: malformed result: %w", path, i+1, err)
+			return nil, nil, fmt.Errorf("%s:%d: malformed result: %w", path, i+1, err)
+		}
+		if st != nil {
+			key := pair{st.CheckID, st.Witness}
+			if j, ok := selfIndex[key]; ok {
+				selfTests[j] = *st
+				continue
+			}
+			selfIndex[key] = len(selfTests)
+			selfTests = append(selfTests, *st)
+			continue
 		}
 		if j, ok := index[res.ID]; ok {
 			results[j] = res
@@ -117,5 +161,28 @@ func ReadResults(path string) ([]v1alpha1.Result, error) {
 		index[res.ID] = len(results)
 		results = append(results, res)
 	}
-	return results, nil
+	return results, selfTests, nil
+}
+
+// parseLine decodes one line: a self-test result (st != nil) when the line is
+// a selfTestLine, a plain result otherwise.
+func parseLine(line []byte) (res v1alpha1.Result, st *v1alpha1.SelfTestResult, err error) {
+	var probe struct {
+		SelfTest json.RawMessage `json:"selfTest"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return res, nil, err
+	}
+	if probe.SelfTest != nil {
+		if string(probe.SelfTest) == "null" {
+			return res, nil, errors.New(`"selfTest" is null`)
+		}
+		st = &v1alpha1.SelfTestResult{}
+		if err := json.Unmarshal(probe.SelfTest, st); err != nil {
+			return res, nil, err
+		}
+		return res, st, nil
+	}
+	err = json.Unmarshal(line, &res)
+	return res, nil, err
 }

@@ -21,6 +21,7 @@ func renderSummary(r *v1alpha1.ConformanceReport) string {
 	writeCounts(&b, r)
 	writeTimings(&b, r)
 	writeResults(&b, r)
+	writeSelfTest(&b, r)
 	writeDivergences(&b, r)
 	writeFailures(&b, r)
 	return b.String()
@@ -83,6 +84,25 @@ func writeEnvironment(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 		row("Binary "+cell(bin.Name), strings.Join(detail, ", "))
 	}
 	b.WriteString("\n")
+	if len(env.Notes) > 0 {
+		for _, note := range env.Notes {
+			fmt.Fprintf(b, "- %s\n", bullet(note))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// bullet makes s safe as the text of a Markdown list item: continuation lines
+// are indented so they stay inside the item, and blank lines are dropped so
+// they cannot end the list.
+func bullet(s string) string {
+	var lines []string
+	for line := range strings.Lines(strings.TrimSpace(s)) {
+		if line = strings.TrimRight(line, " \t\r\n"); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n  ")
 }
 
 // shortSHA abbreviates a digest: enough to tell builds apart in a table.
@@ -214,6 +234,9 @@ func writeFailures(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 		found = true
 		fmt.Fprintf(b, "### %s: %s (%s)\n\n", res.ID, strings.TrimSpace(firstLine(res.Title)), res.Level)
 		fmt.Fprintf(b, "%s\n", fenced(cmp.Or(res.Message, "(no message)"), "text"))
+	}
+	if writeSelfTestFailures(b, r) {
+		found = true
 	}
 	if !found {
 		b.WriteString("None.\n")

@@ -55,9 +55,18 @@ func jsonField(f reflect.StructField) (name string, omitempty bool) {
 	return name, slices.Contains(strings.Split(opts, ","), "omitempty")
 }
 
-// enumValues lists the Go constants of an enumerated type, so the schema's
-// enum cannot drift from the code.
-func enumValues(typ reflect.Type) ([]string, bool) {
+// pathEnums lists the Go constants of plain string fields whose schema is an
+// enum, keyed by the path walk gives them.
+var pathEnums = map[string][]string{
+	"$.selfTest[].expected": {ExpectFail, ExpectPass},
+}
+
+// enumValues lists the Go constants of an enumerated type (or of the field at
+// path), so the schema's enum cannot drift from the code.
+func enumValues(typ reflect.Type, path string) ([]string, bool) {
+	if values, ok := pathEnums[path]; ok {
+		return values, true
+	}
 	switch typ {
 	case reflect.TypeFor[State]():
 		return []string{string(StatePassed), string(StateFailed), string(StateNotSupported), string(StateSkipped)}, true
@@ -73,6 +82,11 @@ func enumValues(typ reflect.Type) ([]string, bool) {
 func walk(t *testing.T, root, node map[string]any, typ reflect.Type, path string) {
 	t.Helper()
 	node = resolve(t, root, node, path)
+	if typ.Kind() == reflect.Pointer {
+		// walkStruct has checked that the field is omitempty, so nil is
+		// omitted rather than encoded as null.
+		typ = typ.Elem()
+	}
 	if typ == reflect.TypeFor[time.Time]() {
 		if node["type"] != "string" || node["format"] != "date-time" {
 			t.Errorf("%s: time.Time must be a date-time string, schema has %v", path, node)
@@ -90,7 +104,7 @@ func walk(t *testing.T, root, node map[string]any, typ reflect.Type, path string
 	if node["type"] != want {
 		t.Errorf("%s: schema type %v, Go type %s wants %q", path, node["type"], typ, want)
 	}
-	if values, ok := enumValues(typ); ok {
+	if values, ok := enumValues(typ, path); ok {
 		var got []string
 		for _, v := range asSlice(node["enum"]) {
 			got = append(got, v.(string))
@@ -138,6 +152,9 @@ func walkStruct(t *testing.T, root, node map[string]any, typ reflect.Type, path 
 			continue
 		}
 		fields[name] = omitempty
+		if f.Type.Kind() == reflect.Pointer && !omitempty {
+			t.Errorf("%s: pointer field %s.%s must be omitempty, or nil encodes as null", path, typ.Name(), f.Name)
+		}
 		sub, ok := props[name].(map[string]any)
 		if !ok {
 			t.Errorf("%s: Go field %s.%s (%q) is missing from the schema", path, typ.Name(), f.Name, name)
@@ -223,5 +240,82 @@ func TestSchemaReturnsCopy(t *testing.T) {
 	a[0] = 'X'
 	if b := Schema(); b[0] == 'X' {
 		t.Fatal("Schema() exposes the embedded bytes; callers could corrupt it")
+	}
+}
+
+// schemaAt returns the schema node at a walk-style path such as
+// "$.selfTest[].expected", and the node of the object that holds its last
+// property (for checking "required").
+func schemaAt(t *testing.T, root map[string]any, path string) (node, parent map[string]any) {
+	t.Helper()
+	node = root
+	rest, ok := strings.CutPrefix(path, "$.")
+	if !ok {
+		t.Fatalf("path %q does not start with $.", path)
+	}
+	for part := range strings.SplitSeq(rest, ".") {
+		name, isArray := strings.CutSuffix(part, "[]")
+		parent = node
+		props, _ := node["properties"].(map[string]any)
+		next, ok := props[name].(map[string]any)
+		if !ok {
+			t.Fatalf("%s: no property %q", path, name)
+		}
+		node = resolve(t, root, next, path)
+		if isArray {
+			items, ok := node["items"].(map[string]any)
+			if !ok {
+				t.Fatalf("%s: %q is not an array with items", path, name)
+			}
+			node = resolve(t, root, items, path)
+		}
+	}
+	return node, parent
+}
+
+// Every path in pathEnums must name a schema node, or a typo there would
+// silently skip the enum check.
+func TestSchemaPathEnumsExist(t *testing.T) {
+	root := loadSchema(t)
+	for path := range pathEnums {
+		if node, _ := schemaAt(t, root, path); node["enum"] == nil {
+			t.Errorf("%s: schema has no enum", path)
+		}
+	}
+}
+
+func TestSchemaOptionalAndRequired(t *testing.T) {
+	root := loadSchema(t)
+	tests := []struct {
+		path     string
+		required bool
+	}{
+		// Added fields are optional, so reports written before them stay valid.
+		{"$.selfTest", false},
+		{"$.summary.selfTest", false},
+		{"$.environment.notes", false},
+		{"$.metadata.command", false},
+		{"$.metadata.suiteVersion", false},
+		{"$.selfTest[].checkID", true},
+		{"$.selfTest[].witness", true},
+		{"$.selfTest[].expected", true},
+		{"$.selfTest[].observed", true},
+		{"$.selfTest[].ok", true},
+		{"$.selfTest[].message", false},
+		{"$.summary.selfTest.witnesses", true},
+		{"$.summary.selfTest.checksProven", true},
+		{"$.summary.selfTest.mismatches", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			_, parent := schemaAt(t, root, tt.path)
+			name := tt.path[strings.LastIndex(tt.path, ".")+1:]
+			if got := slices.Contains(asSlice(parent["required"]), any(name)); got != tt.required {
+				t.Errorf("required = %v, want %v", got, tt.required)
+			}
+		})
+	}
+	if node, _ := schemaAt(t, root, "$.environment.notes"); resolve(t, root, node["items"].(map[string]any), "notes")["type"] != "string" {
+		t.Error("environment.notes must be an array of strings")
 	}
 }

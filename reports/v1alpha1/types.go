@@ -54,6 +54,9 @@ type ConformanceReport struct {
 	Divergences []Divergence `json:"divergences"`
 	Timings     Timings      `json:"timings"`
 	Interrupted bool         `json:"interrupted,omitempty"`
+	// SelfTest is set by a run in self-test mode: each check run against the
+	// broken witness plugins that it must catch.
+	SelfTest []SelfTestResult `json:"selfTest,omitempty"`
 	// Error records a failure outside any check, e.g. a bring-up failure.
 	Error string `json:"error,omitempty"`
 }
@@ -76,6 +79,9 @@ type Environment struct {
 	KubernetesVersion string   `json:"kubernetesVersion"`
 	Binaries          []Binary `json:"binaries"`
 	Host              Host     `json:"host"`
+	// Notes are things the reader must know about the environment, e.g.
+	// "using Argo CD v3.2.11, the newest version this machine can obtain".
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Binary is one executable the run used, with its provenance.
@@ -113,6 +119,19 @@ type Summary struct {
 	Verdict string           `json:"verdict"`
 	Counts  map[Level]Counts `json:"counts"`
 	Total   int              `json:"total"`
+	// SelfTest is nil when the run recorded no self-test results.
+	SelfTest *SelfTestSummary `json:"selfTest,omitempty"`
+}
+
+// SelfTestSummary tallies the self-test results.
+type SelfTestSummary struct {
+	// Witnesses is the number of distinct witness plugins.
+	Witnesses int `json:"witnesses"`
+	// ChecksProven is the number of distinct checks with at least one OK
+	// result that expected "fail": checks shown able to fail.
+	ChecksProven int `json:"checksProven"`
+	// Mismatches is the number of results whose OK is false.
+	Mismatches int `json:"mismatches"`
 }
 
 // Counts tallies results by state.
@@ -146,6 +165,29 @@ type Divergence struct {
 	Upstream []string `json:"upstream"`
 	State    State    `json:"state"`
 	Message  string   `json:"message"`
+}
+
+// What a self-test expects a check to do against a witness.
+const (
+	// ExpectFail: the witness violates the check, so the check must fail.
+	ExpectFail = "fail"
+	// ExpectPass: the witness does not violate the check, so it must pass.
+	ExpectPass = "pass"
+)
+
+// SelfTestResult is one check run against a broken witness plugin.
+type SelfTestResult struct {
+	CheckID string `json:"checkID"`
+	// Witness names the broken plugin, e.g. "broken/plain-drops-resources".
+	Witness string `json:"witness"`
+	// Expected is ExpectFail (the witness violates the check) or ExpectPass.
+	Expected string `json:"expected"`
+	Observed State  `json:"observed"`
+	// OK says Observed agrees with Expected.
+	OK bool `json:"ok"`
+	// Message is the check's failure text, or why it disagreed.
+	Message         string  `json:"message,omitempty"`
+	DurationSeconds float64 `json:"durationSeconds"`
 }
 
 // Timings records where the run spent its time.
