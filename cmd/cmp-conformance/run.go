@@ -142,7 +142,8 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 		return err
 	}
 	dslEnv := dsl.NewEnv(dsl.Env{Apps: apps, Kube: kc, Clientset: cs, Git: env.Git,
-		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion})
+		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion,
+		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: token})
 	var recErr error
 	conformance.Register(conformance.Config{
 		Env:      func() *dsl.Env { return dslEnv },

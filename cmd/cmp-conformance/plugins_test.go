@@ -1,0 +1,239 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+)
+
+func pluginYAML(name string) string {
+	return `apiVersion: argoproj.io/v1alpha1
+kind: ConfigManagementPlugin
+metadata:
+  name: ` + name + `
+spec:
+  version: v1.0
+  discover:
+    fileName: "./` + name + `.marker"
+  generate:
+    command: [` + name + `, generate]
+`
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeRepo is a repository root with plugins/plain and the given witnesses
+// (name -> witness.yaml); each witness gets a valid plugin.yaml.
+func fakeRepo(t *testing.T, witnesses map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "plugins", "plain", "plugin.yaml"), pluginYAML("cmp-plain"))
+	for name, w := range witnesses {
+		dir := filepath.Join(root, "plugins", "broken", name)
+		writeFile(t, filepath.Join(dir, "plugin.yaml"), pluginYAML("broken-"+name))
+		writeFile(t, filepath.Join(dir, "witness.yaml"), w)
+	}
+	return root
+}
+
+var twoWitnesses = map[string]string{
+	"drops":  "role: plain\nmustFail: [SMOKE-002]\nwhy: drops resources\n",
+	"hidden": "role: plain\nmustFail: [SMOKE-001, SMOKE-003]\nwhy: never discovered\n",
+}
+
+func TestPlanPluginsConformanceOnly(t *testing.T) {
+	root := fakeRepo(t, twoWitnesses)
+	plan, err := planPlugins(root, nil, false)
+	if err != nil {
+		t.Fatalf("planPlugins: %v", err)
+	}
+	if len(plan.Bindings) != 1 {
+		t.Fatalf("bindings = %d (%v), want 1 without self-test", len(plan.Bindings), plan.Bindings)
+	}
+	b := plan.Bindings[0]
+	if b.Name != "conformance" || b.Witness || len(b.MustFail) != 0 {
+		t.Errorf("binding = %s witness=%v mustFail=%v, want conformance, not a witness", b.Name, b.Witness, b.MustFail)
+	}
+	sub, ok := b.Subjects[conformance.RolePlain]
+	if !ok || sub.Role != conformance.RolePlain || sub.Plugin.Name != "cmp-plain" || len(b.Subjects) != 1 {
+		t.Errorf("subjects = %+v, want plain bound to cmp-plain", b.Subjects)
+	}
+	if want := []string{filepath.Join(root, "plugins", "plain")}; !slices.Equal(plan.Dirs, want) {
+		t.Errorf("Dirs = %v, want %v", plan.Dirs, want)
+	}
+}
+
+func TestPlanPluginsSelfTest(t *testing.T) {
+	root := fakeRepo(t, twoWitnesses)
+	plan, err := planPlugins(root, nil, true)
+	if err != nil {
+		t.Fatalf("planPlugins: %v", err)
+	}
+	var names []string
+	for _, b := range plan.Bindings {
+		names = append(names, b.Name)
+	}
+	if want := []string{"conformance", "broken/drops", "broken/hidden"}; !slices.Equal(names, want) {
+		t.Fatalf("bindings = %v, want %v", names, want)
+	}
+	wantMustFail := map[string][]string{"broken/drops": {"SMOKE-002"}, "broken/hidden": {"SMOKE-001", "SMOKE-003"}}
+	for _, b := range plan.Bindings[1:] {
+		if !b.Witness {
+			t.Errorf("%s: Witness = false", b.Name)
+		}
+		if !slices.Equal(b.MustFail, wantMustFail[b.Name]) {
+			t.Errorf("%s: MustFail = %v, want %v", b.Name, b.MustFail, wantMustFail[b.Name])
+		}
+		sub, ok := b.Subjects[conformance.RolePlain]
+		if want := "broken-" + strings.TrimPrefix(b.Name, "broken/"); !ok || sub.Plugin.Name != want || len(b.Subjects) != 1 {
+			t.Errorf("%s: subjects = %+v, want plain bound to %s", b.Name, b.Subjects, want)
+		}
+	}
+	wantDirs := []string{filepath.Join(root, "plugins", "plain"),
+		filepath.Join(root, "plugins", "broken", "drops"), filepath.Join(root, "plugins", "broken", "hidden")}
+	if !slices.Equal(plan.Dirs, wantDirs) {
+		t.Errorf("Dirs = %v, want %v", plan.Dirs, wantDirs)
+	}
+}
+
+func TestPlanPluginsErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		witnesses map[string]string
+		root      string // "fake" = a fakeRepo, else used as is
+		overrides map[string]string
+		selfTest  bool
+		want      string
+	}{
+		{name: "self-test without witnesses", root: "fake", selfTest: true, want: "no witness under"},
+		{name: "self-test without a checkout", root: "", selfTest: true, want: "needs the repository checkout"},
+		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: plain)`},
+		{name: "override without plugin.yaml", root: "fake", overrides: map[string]string{"plain": "/nonexistent/plugin"}, want: "must hold plugin.yaml"},
+		{name: "bad witness", root: "fake", selfTest: true,
+			witnesses: map[string]string{"bad": "role: plain\nmustFail: [NOPE-001]\n"}, want: "NOPE-001, which is not a check"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := tt.root
+			if root == "fake" {
+				root = fakeRepo(t, tt.witnesses)
+			}
+			plan, err := planPlugins(root, tt.overrides, tt.selfTest)
+			if err == nil {
+				t.Fatalf("planPlugins succeeded (%+v), want an error", plan)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPlanPluginsOverride(t *testing.T) {
+	root := fakeRepo(t, twoWitnesses)
+	mine := t.TempDir()
+	writeFile(t, filepath.Join(mine, "plugin.yaml"), pluginYAML("my-plugin"))
+	for _, r := range []string{root, ""} { // with and without a checkout
+		plan, err := planPlugins(r, map[string]string{"plain": mine}, false)
+		if err != nil {
+			t.Fatalf("root %q: planPlugins: %v", r, err)
+		}
+		if got := plan.Bindings[0].Subjects[conformance.RolePlain].Plugin.Name; got != "my-plugin" {
+			t.Errorf("root %q: plain bound to %q, want my-plugin", r, got)
+		}
+		if !slices.Equal(plan.Dirs, []string{mine}) {
+			t.Errorf("root %q: Dirs = %v, want [%s]", r, plan.Dirs, mine)
+		}
+	}
+}
+
+func TestLoadWitnessRejects(t *testing.T) {
+	tests := []struct {
+		name, witness, want string
+	}{
+		{name: "unknown role", witness: "role: helm\nmustFail: [SMOKE-001]\n", want: `unknown role "helm"`},
+		{name: "no role", witness: "mustFail: [SMOKE-001]\n", want: `unknown role ""`},
+		{name: "unknown field", witness: "role: plain\nmustFail: [SMOKE-001]\nmustPass: [SMOKE-002]\n", want: `unknown field "mustPass"`},
+		{name: "not a check", witness: "role: plain\nmustFail: [SMOKE-001, SMOKE-999]\n", want: "mustFail names SMOKE-999, which is not a check"},
+		{name: "not YAML", witness: "role: [plain\n", want: "witness.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := fakeRepo(t, map[string]string{"w": tt.witness})
+			file := filepath.Join(root, "plugins", "broken", "w", "witness.yaml")
+			b, _, err := loadWitness(file)
+			if err == nil {
+				t.Fatalf("loadWitness succeeded (%+v), want an error", b)
+			}
+			for _, s := range []string{file, tt.want} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not mention %q", err, s)
+				}
+			}
+		})
+	}
+	t.Run("witness without plugin.yaml", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "witness.yaml"), "role: plain\nmustFail: [SMOKE-001]\n")
+		if _, _, err := loadWitness(filepath.Join(dir, "witness.yaml")); err == nil || !strings.Contains(err.Error(), "plugin.yaml") {
+			t.Errorf("loadWitness = %v, want an error about the missing plugin.yaml", err)
+		}
+	})
+}
+
+func TestPluginOverrides(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		flags   []string
+		want    map[string]string
+		wantErr bool
+	}{
+		{flags: nil, want: map[string]string{}},
+		{flags: []string{"plain=/abs/dir"}, want: map[string]string{"plain": "/abs/dir"}},
+		{flags: []string{"plain=./rel"}, want: map[string]string{"plain": filepath.Join(cwd, "rel")}},
+		{flags: []string{"plain=/a", "plain=/b"}, want: map[string]string{"plain": "/b"}},
+		{flags: []string{"plain=/a=b"}, want: map[string]string{"plain": "/a=b"}},
+		{flags: []string{"plain"}, wantErr: true},
+		{flags: []string{"=dir"}, wantErr: true},
+		{flags: []string{"plain="}, wantErr: true},
+		{flags: []string{"plain=/ok", "broken"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.flags, ","), func(t *testing.T) {
+			f := &envFlags{plugins: tt.flags}
+			got, err := f.pluginOverrides()
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "want ROLE=DIR") {
+					t.Errorf("pluginOverrides(%q) = %v, %v; want a ROLE=DIR error", tt.flags, got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("pluginOverrides(%q): %v", tt.flags, err)
+			}
+			if len(got) != len(tt.want) {
+				t.Errorf("pluginOverrides(%q) = %v, want %v", tt.flags, got, tt.want)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Errorf("pluginOverrides(%q)[%s] = %q, want %q", tt.flags, k, got[k], v)
+				}
+			}
+		})
+	}
+}

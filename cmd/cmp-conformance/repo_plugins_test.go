@@ -1,0 +1,131 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+)
+
+// checkoutRoot is the repository this test runs in: two levels above the
+// package folder.
+func checkoutRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "plugins", "broken")); err != nil {
+		t.Fatalf("no plugins/broken in %s: %v", root, err)
+	}
+	return root
+}
+
+func TestRepoRoot(t *testing.T) {
+	got, err := repoRoot()
+	if err != nil {
+		t.Fatalf("repoRoot from the package folder: %v", err)
+	}
+	if want := checkoutRoot(t); got != want {
+		t.Errorf("repoRoot() = %q, want %q", got, want)
+	}
+}
+
+// TestRepositoryWitnesses plans a self-test of the real checkout: every
+// witness loads, names checks that exist and use its role, and says why.
+func TestRepositoryWitnesses(t *testing.T) {
+	root := checkoutRoot(t)
+	plan, err := planPlugins(root, nil, true)
+	if err != nil {
+		t.Fatalf("planPlugins(self-test) on the checkout: %v", err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "plugins", "broken", "*", "witness.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 || len(plan.Bindings) != len(files)+1 {
+		t.Fatalf("%d witness files, %d bindings: want one binding per witness plus conformance", len(files), len(plan.Bindings))
+	}
+	checks := map[string]conformance.Check{}
+	for _, c := range conformance.All() {
+		checks[c.ID] = c
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w witness
+		if err := yaml.UnmarshalStrict(data, &w); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if w.Why == "" {
+			t.Errorf("%s: no why", f)
+		}
+		if len(w.MustFail) == 0 {
+			t.Errorf("%s: a witness must fail at least one check", f)
+		}
+		for _, id := range w.MustFail {
+			c, ok := checks[id]
+			if !ok {
+				t.Errorf("%s: %s is not a check", f, id)
+				continue
+			}
+			if !slices.Contains(c.Roles, w.Role) {
+				t.Errorf("%s: %s does not use role %s, so the witness is never run against it", f, id, w.Role)
+			}
+		}
+	}
+	// Every check is proven to fail against some witness (README, Checks).
+	failed := map[string]bool{}
+	for _, b := range plan.Bindings[1:] {
+		for _, id := range b.MustFail {
+			failed[id] = true
+		}
+	}
+	for id := range checks {
+		if !failed[id] {
+			t.Errorf("no witness under plugins/broken fails %s", id)
+		}
+	}
+}
+
+// TestRepositoryPlugins loads every plugin.yaml of the checkout as the
+// harness will: all valid, none with a field Argo CD would ignore, and no two
+// sharing a socket.
+func TestRepositoryPlugins(t *testing.T) {
+	root := checkoutRoot(t)
+	var dirs []string
+	for _, pattern := range []string{"plugins/*/plugin.yaml", "plugins/broken/*/plugin.yaml"} {
+		files, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			dirs = append(dirs, filepath.Dir(f))
+		}
+	}
+	if !slices.Contains(dirs, filepath.Join(root, referencePlugins[conformance.RolePlain])) {
+		t.Fatalf("the reference plugin %s is not among %v", referencePlugins[conformance.RolePlain], dirs)
+	}
+	sockets := map[string]string{}
+	for _, dir := range dirs {
+		p, err := argocd.LoadPlugin(dir)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if len(p.Warnings) > 0 {
+			t.Errorf("%s: warnings %q", dir, p.Warnings)
+		}
+		if other, dup := sockets[p.SocketName()]; dup {
+			t.Errorf("%s and %s share socket %s", dir, other, p.SocketName())
+		}
+		sockets[p.SocketName()] = dir
+	}
+}
