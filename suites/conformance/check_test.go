@@ -1,0 +1,124 @@
+package conformance
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCheckAppliesTo(t *testing.T) {
+	tests := []struct {
+		versions, argocd string
+		want             bool
+		wantErr          string
+	}{
+		{versions: "", argocd: "v2.5.0", want: true},
+		{versions: "", argocd: "v3.2.11", want: true},
+		// No constraint: even an unparsable version applies.
+		{versions: "", argocd: "not-a-version", want: true},
+		{versions: ">=2.6.0", argocd: "v2.5.0", want: false},
+		{versions: ">=2.6.0", argocd: "v2.6.0", want: true},
+		{versions: ">=2.6.0", argocd: "v3.2.11", want: true},
+		{versions: ">=2.6.0", argocd: "2.14.21", want: true},
+		{versions: "<3.0.0", argocd: "v3.2.11", want: false},
+		{versions: ">=2.6.0", argocd: "not-a-version", wantErr: `argo CD version "not-a-version"`},
+		{versions: ">=two", argocd: "v3.2.11", wantErr: `check TEST-001: bad version constraint ">=two"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.versions+"@"+tt.argocd, func(t *testing.T) {
+			c := Check{ID: "TEST-001", Versions: tt.versions}
+			got, err := c.AppliesTo(tt.argocd)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("AppliesTo(%q) = %v, %v; want an error containing %q", tt.argocd, got, err, tt.wantErr)
+				}
+				if got {
+					t.Errorf("AppliesTo(%q) = true with an error", tt.argocd)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("AppliesTo(%q) = %v, %v; want %v, nil", tt.argocd, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckLabels(t *testing.T) {
+	tests := []struct {
+		name  string
+		check Check
+		want  []string
+	}{
+		{name: "with features", check: Check{ID: "SMOKE-009", Area: Smoke, Level: Core, Requires: []Feature{Discovery, StaticParameters}},
+			want: []string{"SMOKE-009", "smoke", string(Core), "Discovery", "StaticParameters"}},
+		{name: "without features", check: Check{ID: "HELM-001", Area: Helm, Level: Provisional},
+			want: []string{"HELM-001", "helm", string(Provisional)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.check.Labels(); !slices.Equal(got, tt.want) {
+				t.Errorf("Labels() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBindingHas(t *testing.T) {
+	other := Role("other")
+	b := Binding{Name: "conformance", Subjects: map[Role]Subject{RolePlain: {Role: RolePlain}}}
+	tests := []struct {
+		roles []Role
+		want  bool
+	}{
+		{roles: nil, want: true},
+		{roles: []Role{RolePlain}, want: true},
+		{roles: []Role{other}, want: false},
+		{roles: []Role{RolePlain, other}, want: false},
+	}
+	for _, tt := range tests {
+		if got := b.Has(tt.roles); got != tt.want {
+			t.Errorf("Has(%v) = %v, want %v", tt.roles, got, tt.want)
+		}
+	}
+	if (Binding{}).Has([]Role{RolePlain}) {
+		t.Error("a binding without subjects has role plain")
+	}
+}
+
+func TestBindingExpects(t *testing.T) {
+	tests := []struct {
+		name    string
+		binding Binding
+		id      string
+		want    string
+	}{
+		{name: "witness, listed", binding: Binding{Witness: true, MustFail: []string{"SMOKE-001", "SMOKE-002"}}, id: "SMOKE-002", want: "fail"},
+		{name: "witness, not listed", binding: Binding{Witness: true, MustFail: []string{"SMOKE-002"}}, id: "SMOKE-001", want: "pass"},
+		{name: "conformance ignores MustFail", binding: Binding{MustFail: []string{"SMOKE-001"}}, id: "SMOKE-001", want: "pass"},
+		{name: "conformance", binding: Binding{Name: "conformance"}, id: "SMOKE-001", want: "pass"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.binding.Expects(tt.id); got != tt.want {
+				t.Errorf("Expects(%s) = %q, want %q", tt.id, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSuitePlugin(t *testing.T) {
+	plain := Subject{Role: RolePlain}
+	plain.Plugin.Name = "cmp-plain"
+	s := &Suite{binding: Binding{Name: "b", Subjects: map[Role]Subject{RolePlain: plain}}}
+	if got := s.Plugin(RolePlain).Name; got != "cmp-plain" {
+		t.Errorf("Plugin(plain).Name = %q, want cmp-plain", got)
+	}
+	defer func() {
+		r := recover()
+		if msg, _ := r.(string); !strings.Contains(msg, "binding b has no plugin for role other") {
+			t.Errorf("Plugin(other) panicked with %v, want a message naming binding and role", r)
+		}
+	}()
+	s.Plugin(Role("other"))
+}

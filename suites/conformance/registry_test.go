@@ -1,0 +1,81 @@
+package conformance
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+)
+
+var checkID = regexp.MustCompile(`^[A-Z]+-[0-9]{3}$`)
+
+// upstreamRef is owner/repo#N, the form the report links.
+var upstreamRef = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+$`)
+
+func TestRegistry(t *testing.T) {
+	all := All()
+	if len(all) == 0 {
+		t.Fatal("All() is empty")
+	}
+	areas := map[Area]bool{Smoke: true, Announcements: true, Environment: true, Security: true, Pruning: true,
+		Local: true, Service: true, Faults: true, Helm: true, Upgrade: true}
+	levels := map[v1alpha1.Level]bool{Core: true, Extended: true, Provisional: true}
+	features := map[Feature]bool{Discovery: true, StaticParameters: true, DynamicParameters: true}
+	roles := map[Role]bool{RolePlain: true}
+	seen := map[string]bool{}
+	for i, c := range all {
+		if !checkID.MatchString(c.ID) {
+			t.Errorf("check %d: ID %q does not match %s", i, c.ID, checkID)
+		}
+		if seen[c.ID] {
+			t.Errorf("ID %s is listed twice", c.ID)
+		}
+		seen[c.ID] = true
+		if c.Title == "" {
+			t.Errorf("%s has no Title", c.ID)
+		}
+		if !areas[c.Area] {
+			t.Errorf("%s: Area %q is not one of the catalogue's areas", c.ID, c.Area)
+		}
+		if !levels[c.Level] {
+			t.Errorf("%s: Level %q is not Core, Extended or Provisional", c.ID, c.Level)
+		}
+		if c.Test == nil {
+			t.Errorf("%s has no Test", c.ID)
+		}
+		if len(c.Roles) == 0 {
+			t.Errorf("%s uses no role", c.ID)
+		}
+		for _, r := range c.Roles {
+			if !roles[r] {
+				t.Errorf("%s: unknown role %q", c.ID, r)
+			}
+		}
+		for _, f := range c.Requires {
+			if !features[f] {
+				t.Errorf("%s: unknown feature %q", c.ID, f)
+			}
+		}
+		if c.Level == Provisional && len(c.Upstream) == 0 {
+			t.Errorf("%s is Provisional but names no upstream issue", c.ID)
+		}
+		for _, u := range c.Upstream {
+			if !upstreamRef.MatchString(u) {
+				t.Errorf("%s: upstream %q is not owner/repo#N", c.ID, u)
+			}
+		}
+		// The constraint must parse: a bad one would error at run time.
+		if _, err := c.AppliesTo("v3.2.11"); err != nil {
+			t.Errorf("%s: %v", c.ID, err)
+		}
+	}
+}
+
+func TestRegistryIsFresh(t *testing.T) {
+	// Callers may filter or reorder what All returns; that must not change the catalogue.
+	a := All()
+	a[0] = Check{ID: "CHANGED-001"}
+	if All()[0].ID == "CHANGED-001" {
+		t.Error("All() returns a shared slice: a caller's change leaks into the catalogue")
+	}
+}
