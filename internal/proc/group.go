@@ -19,6 +19,16 @@ type stateEntry struct {
 	StartTime uint64   `json:"startTime"` // /proc/<pid>/stat field 22, to detect PID reuse
 	Cmdline   []string `json:"cmdline"`
 	LogPath   string   `json:"logPath,omitempty"`
+	// StopGrace is Spec.StopGrace, kept so `env down` honours it too.
+	StopGrace time.Duration `json:"stopGrace,omitempty"`
+}
+
+// grace is the grace to stop this entry with, given the caller's.
+func (e stateEntry) grace(def time.Duration) time.Duration {
+	if e.StopGrace > 0 && e.StopGrace < def {
+		return e.StopGrace
+	}
+	return def
 }
 
 func (e stateEntry) target() target {
@@ -62,6 +72,7 @@ func (g *Group) Start(spec Spec) (*Process, error) {
 		StartTime: p.t.startTime,
 		Cmdline:   p.cmdline,
 		LogPath:   spec.LogPath,
+		StopGrace: spec.StopGrace,
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -108,8 +119,8 @@ func (g *Group) Stop(grace time.Duration) error {
 	for _, m := range slices.Backward(g.members) {
 		var err error
 		if m.proc != nil {
-			err = m.proc.Stop(grace)
-		} else if _, err = stopTarget(m.entry.target(), grace, nil); err != nil {
+			err = m.proc.Stop(m.entry.grace(grace))
+		} else if _, err = stopTarget(m.entry.target(), m.entry.grace(grace), nil); err != nil {
 			err = fmt.Errorf("stopping %s: %w", m.entry.Name, err)
 		}
 		if err != nil {
@@ -195,7 +206,7 @@ func StopFromState(stateFile string, grace time.Duration) (stopped []string, err
 	var errs []error
 	var failed []stateEntry
 	for _, e := range slices.Backward(entries) {
-		signalled, err := stopTarget(e.target(), grace, nil)
+		signalled, err := stopTarget(e.target(), e.grace(grace), nil)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("stopping %s: %w", e.Name, err))
 			failed = append(failed, e)

@@ -27,6 +27,10 @@ type Spec struct {
 	Env     []string // the full environment; nil means an empty one, never os.Environ()
 	Dir     string   // working directory ("" = current)
 	LogPath string   // stdout and stderr are appended here; parents are created ("" = discarded)
+	// StopGrace, if shorter, replaces the grace a Group stops this process
+	// with: for a process known to ignore SIGTERM, waiting the full grace
+	// only slows every teardown.
+	StopGrace time.Duration
 }
 
 // Process is a started process, leader of its own process group.

@@ -141,3 +141,20 @@ func TestLiveFromState(t *testing.T) {
 		t.Fatalf("missing file: %v, %v", live, err)
 	}
 }
+
+func TestStopGraceShortensTheWaitForAProcessThatIgnoresTERM(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	g := NewGroup(state)
+	_, err := g.Start(Spec{Name: "stubborn", Path: "/bin/sh", Args: []string{"-c", `trap "" TERM; sleep 300 & wait`},
+		LogPath: filepath.Join(t.TempDir(), "log"), StopGrace: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := g.Stop(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("Stop took %s: StopGrace (200ms) was not honoured over the group's 10s", took)
+	}
+}

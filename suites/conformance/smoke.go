@@ -49,15 +49,15 @@ var SmokeResourcesExist = Check{
 			Then().Expect(dsl.NoActionError()).
 			Expect(dsl.SourceTypeIs(v1alpha1.ApplicationSourceTypePlugin)).
 			ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationPhaseIs("Succeeded")).
-			Expect(dsl.ResourceExists("v1", "ConfigMap", "smoke-config", func(obj *unstructured.Unstructured) error {
+			ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "smoke-config", func(obj *unstructured.Unstructured) error {
 				got, _, _ := unstructured.NestedString(obj.Object, "data", "greeting")
 				if got != "hello from a plugin" {
 					return fmt.Errorf("data.greeting is %q, want %q", got, "hello from a plugin")
 				}
 				return nil
 			})).
-			Expect(dsl.ResourceExists("apps/v1", "Deployment", "smoke", nil)).
-			Expect(dsl.ManagedResources("ConfigMap/smoke-config", "Deployment/smoke"))
+			ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("apps/v1", "Deployment", "smoke", nil)).
+			ExpectWithin(s.Env.Timeouts.Settle, dsl.ManagedResources("ConfigMap/smoke-config", "Deployment/smoke"))
 	},
 }
 
