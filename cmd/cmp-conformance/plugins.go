@@ -22,7 +22,9 @@ const modulePath = "github.com/cmp-conformance/cmp-conformance"
 // referencePlugins are the plugin folder of each role, relative to the
 // repository root.
 var referencePlugins = map[conformance.Role]string{
-	conformance.RolePlain: "plugins/plain",
+	conformance.RolePlain:         "plugins/plain",
+	conformance.RoleParameterized: "plugins/sidecar",
+	conformance.RoleFaultyDynamic: "plugins/faulty",
 }
 
 // repoRoot finds this project's checkout above the working directory: the
@@ -79,7 +81,8 @@ type pluginPlan struct {
 func planPlugins(root string, overrides map[string]string, selfTest bool) (*pluginPlan, error) {
 	plan := &pluginPlan{}
 	main := conformance.Binding{Name: "conformance", Subjects: map[conformance.Role]conformance.Subject{}}
-	for role, rel := range referencePlugins {
+	for _, role := range sortedRoles() {
+		rel := referencePlugins[role]
 		dir := filepath.Join(root, rel)
 		if o, ok := overrides[string(role)]; ok {
 			dir = o
@@ -152,11 +155,19 @@ func loadWitness(file string) (conformance.Binding, string, error) {
 		Subjects: map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}}, dir, nil
 }
 
+func sortedRoles() []conformance.Role {
+	var out []conformance.Role
+	for r := range referencePlugins {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
 func roles() string {
 	var out []string
-	for r := range referencePlugins {
+	for _, r := range sortedRoles() {
 		out = append(out, string(r))
 	}
-	sort.Strings(out)
 	return strings.Join(out, ", ")
 }

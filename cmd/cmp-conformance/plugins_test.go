@@ -39,7 +39,9 @@ func writeFile(t *testing.T, path, body string) {
 func fakeRepo(t *testing.T, witnesses map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "plugins", "plain", "plugin.yaml"), pluginYAML("cmp-plain"))
+	for role, rel := range referencePlugins {
+		writeFile(t, filepath.Join(root, rel, "plugin.yaml"), pluginYAML("cmp-"+string(role)))
+	}
 	for name, w := range witnesses {
 		dir := filepath.Join(root, "plugins", "broken", name)
 		writeFile(t, filepath.Join(dir, "plugin.yaml"), pluginYAML("broken-"+name))
@@ -67,10 +69,10 @@ func TestPlanPluginsConformanceOnly(t *testing.T) {
 		t.Errorf("binding = %s witness=%v mustFail=%v, want conformance, not a witness", b.Name, b.Witness, b.MustFail)
 	}
 	sub, ok := b.Subjects[conformance.RolePlain]
-	if !ok || sub.Role != conformance.RolePlain || sub.Plugin.Name != "cmp-plain" || len(b.Subjects) != 1 {
+	if !ok || sub.Role != conformance.RolePlain || sub.Plugin.Name != "cmp-plain" || len(b.Subjects) != len(referencePlugins) {
 		t.Errorf("subjects = %+v, want plain bound to cmp-plain", b.Subjects)
 	}
-	if want := []string{filepath.Join(root, "plugins", "plain")}; !slices.Equal(plan.Dirs, want) {
+	if want := referenceDirs(root); !slices.Equal(plan.Dirs, want) {
 		t.Errorf("Dirs = %v, want %v", plan.Dirs, want)
 	}
 }
@@ -101,8 +103,8 @@ func TestPlanPluginsSelfTest(t *testing.T) {
 			t.Errorf("%s: subjects = %+v, want plain bound to %s", b.Name, b.Subjects, want)
 		}
 	}
-	wantDirs := []string{filepath.Join(root, "plugins", "plain"),
-		filepath.Join(root, "plugins", "broken", "drops"), filepath.Join(root, "plugins", "broken", "hidden")}
+	wantDirs := append(referenceDirs(root),
+		filepath.Join(root, "plugins", "broken", "drops"), filepath.Join(root, "plugins", "broken", "hidden"))
 	if !slices.Equal(plan.Dirs, wantDirs) {
 		t.Errorf("Dirs = %v, want %v", plan.Dirs, wantDirs)
 	}
@@ -119,7 +121,7 @@ func TestPlanPluginsErrors(t *testing.T) {
 	}{
 		{name: "self-test without witnesses", root: "fake", selfTest: true, want: "no witness under"},
 		{name: "self-test without a checkout", root: "", selfTest: true, want: "needs the repository checkout"},
-		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: plain)`},
+		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: faulty-dynamic, parameterized, plain)`},
 		{name: "override without plugin.yaml", root: "fake", overrides: map[string]string{"plain": "/nonexistent/plugin"}, want: "must hold plugin.yaml"},
 		{name: "bad witness", root: "fake", selfTest: true,
 			witnesses: map[string]string{"bad": "role: plain\nmustFail: [NOPE-001]\n"}, want: "NOPE-001, which is not a check"},
@@ -153,8 +155,21 @@ func TestPlanPluginsOverride(t *testing.T) {
 		if got := plan.Bindings[0].Subjects[conformance.RolePlain].Plugin.Name; got != "my-plugin" {
 			t.Errorf("root %q: plain bound to %q, want my-plugin", r, got)
 		}
-		if !slices.Equal(plan.Dirs, []string{mine}) {
-			t.Errorf("root %q: Dirs = %v, want [%s]", r, plan.Dirs, mine)
+		// With a checkout the other roles keep their reference plugins;
+		// without one, only the overridden role is bound.
+		want := []string{mine}
+		if r != "" {
+			want = nil
+			for _, role := range sortedRoles() {
+				if role == conformance.RolePlain {
+					want = append(want, mine)
+				} else {
+					want = append(want, filepath.Join(r, referencePlugins[role]))
+				}
+			}
+		}
+		if !slices.Equal(plan.Dirs, want) {
+			t.Errorf("root %q: Dirs = %v, want %v", r, plan.Dirs, want)
 		}
 	}
 }
@@ -236,4 +251,13 @@ func TestPluginOverrides(t *testing.T) {
 			}
 		})
 	}
+}
+
+// referenceDirs are the reference plugin folders in the order planPlugins loads them.
+func referenceDirs(root string) []string {
+	var out []string
+	for _, r := range sortedRoles() {
+		out = append(out, filepath.Join(root, referencePlugins[r]))
+	}
+	return out
 }

@@ -23,14 +23,17 @@ import (
 // the plugin received, for checks to read back from the cluster.
 const ReceivedConfigMap = "cmp-sidecar-received"
 
-// Keys of ReceivedConfigMap's binaryData (binary, so bytes come back exact).
-const (
-	// KeyEnviron is a JSON object: variable name -> base64 of its value, for
-	// every PARAM_*, ARGOCD_ENV_*, ARGOCD_APP_* and KUBE_* variable.
-	KeyEnviron = "environ.json"
-	// KeyParameters is ARGOCD_APP_PARAMETERS as received.
-	KeyParameters = "parameters.json"
-)
+// KeyEnviron is the key of ReceivedConfigMap's binaryData: a JSON object,
+// variable name -> value, of every PARAM_*, ARGOCD_ENV_*, ARGOCD_APP_* (so
+// also the raw ARGOCD_APP_PARAMETERS) and KUBE_* variable.
+//
+// binaryData, because a manifest string holding DEL or C1 control characters
+// cannot pass Argo CD at all: gitops-engine's SplitYAML converts YAML to JSON
+// and parses that JSON as YAML again, and Go's JSON leaves those characters
+// raw, which the YAML reader rejects. Base64 keeps the manifest ASCII. Encoded
+// once only: with client-side apply Argo CD stores the object again in the
+// last-applied annotation, limited to 256 KiB.
+const KeyEnviron = "environ.json"
 
 // Captured says which variables the plugin reports: the parameters and the
 // build environment, not the sidecar's own environment.
@@ -58,30 +61,18 @@ func Generate(dir string, environ []string, w io.Writer) error {
 	if err := plain.Generate(dir, w); err != nil {
 		return err
 	}
-	env := Environ(environ)
 	captured := map[string]string{}
-	for k, v := range env {
+	for k, v := range Environ(environ) {
 		if Captured(k) {
-			captured[k] = base64.StdEncoding.EncodeToString([]byte(v))
+			captured[k] = v
 		}
 	}
 	envJSON, err := json.Marshal(captured)
 	if err != nil {
 		return err
 	}
-	cm := map[string]any{
-		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": ReceivedConfigMap},
-		"binaryData": map[string]string{
-			KeyEnviron:    base64.StdEncoding.EncodeToString(envJSON),
-			KeyParameters: base64.StdEncoding.EncodeToString([]byte(env["ARGOCD_APP_PARAMETERS"])),
-		},
-	}
-	data, err := yaml.Marshal(cm)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "---\n%s", data)
+	_, err = fmt.Fprintf(w, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\nbinaryData:\n  %s: %s\n",
+		ReceivedConfigMap, KeyEnviron, base64.StdEncoding.EncodeToString(envJSON))
 	return err
 }
 

@@ -2,13 +2,13 @@ package sidecar
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/argoproj/gitops-engine/pkg/utils/kube"
 	"sigs.k8s.io/yaml"
 )
 
@@ -28,28 +28,21 @@ func received(t *testing.T, out string) (map[string]string, string) {
 	t.Helper()
 	docs := strings.Split(out, "---\n")
 	var cm struct {
-		Metadata   struct{ Name string }
-		BinaryData map[string]string `json:"binaryData"`
+		Metadata struct{ Name string }
+		Data     map[string][]byte `json:"binaryData"`
 	}
 	if err := yaml.Unmarshal([]byte(docs[len(docs)-1]), &cm); err != nil || cm.Metadata.Name != ReceivedConfigMap {
 		t.Fatalf("last document is not %s: %v\n%s", ReceivedConfigMap, err, out)
 	}
-	envJSON, _ := base64.StdEncoding.DecodeString(cm.BinaryData[KeyEnviron])
-	enc := map[string]string{}
-	if err := json.Unmarshal(envJSON, &enc); err != nil {
+	env := map[string]string{}
+	if err := json.Unmarshal(cm.Data[KeyEnviron], &env); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{}
-	for k, v := range enc {
-		b, _ := base64.StdEncoding.DecodeString(v)
-		env[k] = string(b)
-	}
-	params, _ := base64.StdEncoding.DecodeString(cm.BinaryData[KeyParameters])
-	return env, string(params)
+	return env, env["ARGOCD_APP_PARAMETERS"]
 }
 
 func TestGenerateRecordsWhatItReceivedByteExact(t *testing.T) {
-	hostile := "$(touch /tmp/canary) `id` ; rm -rf / \n\"quoted\" 'single' \x01\xff\xfe ünï"
+	hostile := "$(touch /tmp/canary) `id` ; rm -rf / \n\"quoted\" 'single' \x01\x7f\u0085\u009f\u00ff\u2028\ufeff ünï 😀"
 	environ := []string{
 		"ARGOCD_APP_PARAMETERS=[{\"name\":\"a=b\",\"string\":\"x\"}]",
 		"PARAM_HOSTILE=" + hostile,
@@ -126,5 +119,30 @@ func TestEnvironKeepsEqualsAndNewlines(t *testing.T) {
 	env := Environ([]string{"A=b=c", "B=line1\nline2", "C="})
 	if env["A"] != "b=c" || env["B"] != "line1\nline2" || env["C"] != "" {
 		t.Fatalf("got %q", env)
+	}
+}
+
+// The record must survive Argo CD's own manifest parsing (gitops-engine
+// SplitYAML: YAML to JSON, then that JSON parsed as YAML again) for any value.
+func TestGenerateOutputParsesThroughArgoCD(t *testing.T) {
+	for name, v := range map[string]string{
+		"controls": "\x01\x1b[0m\x7f\u0085\u009f\u2028\u2029\ufeff",
+		"astral":   "😀 \U0010fffd",
+		"large":    strings.Repeat("0123456789 $(x) `y`\n", 64<<10/20),
+	} {
+		var out bytes.Buffer
+		if err := Generate(appDir(t), []string{"PARAM_V=" + v, "ARGOCD_APP_PARAMETERS=[]"}, &out); err != nil {
+			t.Fatal(err)
+		}
+		objs, err := kube.SplitYAML(out.Bytes())
+		if err != nil {
+			t.Fatalf("%s: Argo CD cannot parse the output: %v", name, err)
+		}
+		if len(objs) != 2 {
+			t.Fatalf("%s: %d objects, want 2", name, len(objs))
+		}
+		if env, _ := received(t, out.String()); env["PARAM_V"] != v {
+			t.Errorf("%s: value changed", name)
+		}
 	}
 }

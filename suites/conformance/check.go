@@ -62,6 +62,12 @@ type Role string
 const (
 	// RolePlain is a plugin without parameters, discovered by a marker file.
 	RolePlain Role = "plain"
+	// RoleParameterized announces parameters (static and dynamic) and records
+	// in the cluster what it received (plugins/sidecar's contract).
+	RoleParameterized Role = "parameterized"
+	// RoleFaultyDynamic has a dynamic announcement command that misbehaves in
+	// the way its "mode" parameter asks: fail, invalid-json, nameless.
+	RoleFaultyDynamic Role = "faulty-dynamic"
 )
 
 // Check is one conformance check. Its ID is stable forever: reports, skip

@@ -4,8 +4,11 @@ package conformance
 // not registered from init(), so the catalogue is one readable list.
 func All() []Check {
 	return []Check{
-		SmokeDiscoveredAppSyncs,
-		SmokeResourcesExist,
-		SmokeNamedPluginSyncs,
+		SmokeDiscoveredAppSyncs, SmokeResourcesExist, SmokeNamedPluginSyncs,
+		annStatic, annDynamic, annBoth, annDynamicGetsParameters, annUntypedIsString,
+		annDynamicFails, annDynamicInvalidJSON, annNameless, annOrder,
+		envParametersJSON, envParamNames, envEscaping, envCollision, envAllKinds,
+		envPluginEnv, envBuildEnv, envEmptyValues, envBuildEnvWins,
+		secHostileValues, secLargeValue,
 	}
 }

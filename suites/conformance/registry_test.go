@@ -1,8 +1,13 @@
 package conformance
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"regexp"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
@@ -21,7 +26,7 @@ func TestRegistry(t *testing.T) {
 		Local: true, Service: true, Faults: true, Helm: true, Upgrade: true}
 	levels := map[v1alpha1.Level]bool{Core: true, Extended: true, Provisional: true}
 	features := map[Feature]bool{Discovery: true, StaticParameters: true, DynamicParameters: true}
-	roles := map[Role]bool{RolePlain: true}
+	roles := map[Role]bool{RolePlain: true, RoleParameterized: true, RoleFaultyDynamic: true}
 	seen := map[string]bool{}
 	for i, c := range all {
 		if !checkID.MatchString(c.ID) {
@@ -77,5 +82,27 @@ func TestRegistryIsFresh(t *testing.T) {
 	a[0] = Check{ID: "CHANGED-001"}
 	if All()[0].ID == "CHANGED-001" {
 		t.Error("All() returns a shared slice: a caller's change leaks into the catalogue")
+	}
+}
+
+// The parameterized role's static contract and the reference plugin's
+// plugin.yaml must say the same thing: ANN-001 judges Argo CD by the contract.
+func TestStaticContractMatchesReferencePlugin(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "plugins", "sidecar", "plugin.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Spec struct {
+			Parameters struct {
+				Static []Announcement `json:"static"`
+			} `json:"parameters"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cfg.Spec.Parameters.Static, StaticContract(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("plugins/sidecar/plugin.yaml static = %+v\nwant the contract %+v", got, want)
 	}
 }

@@ -13,10 +13,24 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: cmp-broken drop-after-first|never-matches")
+		fmt.Fprintln(os.Stderr, "usage: cmp-broken MODE (see plugins/broken/*/plugin.yaml)")
 		os.Exit(2)
 	}
+	if mode, ok := sidecarModes()[os.Args[1]]; ok {
+		if err := mode(); err != nil {
+			fmt.Fprintln(os.Stderr, "cmp-broken:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	switch os.Args[1] {
+	case "dynamic-nameless":
+		// Whatever it is asked, it announces one parameter without a name.
+		fmt.Println(`[{"title":"NO NAME","string":"x"}]`)
+	case "dynamic-silent":
+		// Whatever it is asked, it announces nothing and never fails: the
+		// faults a user should see are swallowed.
+		fmt.Println("[]")
 	case "drop-after-first":
 		// Generates like the plain plugin, then drops every resource but the first.
 		var out bytes.Buffer

@@ -1,0 +1,79 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+)
+
+// The SEC family: parameter values are hostile input. They must reach the
+// plugin byte for byte and execute nothing.
+
+// hostileValues are values a shell would act on; canary is a file that exists
+// only if one of them was executed.
+func hostileValues(canary string) map[string]string {
+	return map[string]string{
+		"subst":      "$(touch " + canary + ")",
+		"backticks":  "`touch " + canary + "`",
+		"semicolon":  "x; touch " + canary,
+		"pipe":       "x | touch " + canary,
+		"and":        "x && touch " + canary,
+		"newlines":   "line one\nline two\n$(touch " + canary + ")\n",
+		"quotes":     `"double" 'single' \"escaped\" \' $HOME ${HOME}`,
+		"globs":      "* ? [a-z] ~ ../../etc/passwd",
+		"binaryish":  "\x01\x02\x1b[31mred\x1b[0m\x7f\u0085\u009f\u00ff\u2028\u2029\ufeff\ufffd 😀 end",
+		"equals":     "a=b=c",
+		"printf-fmt": "%s %n %x CMPC%sEXEC",
+	}
+}
+
+var secHostileValues = Check{
+	ID: "SEC-001", Title: "hostile parameter values reach the plugin byte-exact and execute nothing",
+	Area: Security, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleParameterized},
+	Test: func(ctx context.Context, s *Suite) {
+		canary := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-canary"))
+		ginkgo.DeferCleanup(func() { os.Remove(canary) })
+		values := hostileValues(canary)
+		var params []v1alpha1.ApplicationSourcePluginParameter
+		want := map[string]string{}
+		for name, v := range values {
+			params = append(params, str(name, v))
+			want["PARAM_"+escaped(name)] = v
+		}
+		params = append(params, arr("hostile-array", values["subst"], values["backticks"]),
+			mp("hostile-map", map[string]string{"k": values["semicolon"]}))
+		want["PARAM_HOSTILE_ARRAY_0"], want["PARAM_HOSTILE_ARRAY_1"] = values["subst"], values["backticks"]
+		want["PARAM_HOSTILE_MAP_K"] = values["semicolon"]
+		r := paramsSpec(ctx, s, "sec-hostile", nil, params...)
+		// The canary is checked on this host: the embedded runtime runs the
+		// plugin here. Byte-exact values prove the same on any runtime.
+		_, err := os.Stat(canary)
+		gomega.Expect(os.IsNotExist(err)).To(gomega.BeTrue(), "a parameter value was executed: %s exists", canary)
+		expectEnv(r, want)
+		for k, v := range r.Env {
+			gomega.Expect(v).NotTo(gomega.ContainSubstring("CMPC-EXEC"), "%s shows a printf format was interpreted", k)
+		}
+	},
+}
+
+var secLargeValue = Check{
+	ID: "SEC-002", Title: "a 64 KiB parameter value reaches the plugin byte-exact",
+	Area: Security, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleParameterized},
+	Test: func(ctx context.Context, s *Suite) {
+		var b strings.Builder
+		for i := 0; b.Len() < 64<<10; i++ {
+			fmt.Fprintf(&b, "%06d $(x) `y` ; \n", i)
+		}
+		big := b.String()[:64<<10]
+		r := paramsSpec(ctx, s, "sec-large", nil, str("large", big))
+		expectEnv(r, map[string]string{"PARAM_LARGE": big})
+	},
+}
