@@ -67,7 +67,11 @@ func Register(cfg Config) {
 			}
 		})
 	}
+	// After an interrupt Ginkgo skips the remaining specs without a reason;
+	// they were not filtered out, they were never reached.
+	interrupted := false
 	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
+		interrupted = interrupted || r.State == types.SpecStateInterrupted
 		if len(r.ContainerHierarchyTexts) == 0 {
 			return
 		}
@@ -75,7 +79,7 @@ func Register(cfg Config) {
 		if !ok {
 			return
 		}
-		record(cfg, info, r)
+		record(cfg, info, r, interrupted)
 	})
 }
 
@@ -115,9 +119,12 @@ func runCheck(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check) {
 	}
 }
 
-func record(cfg Config, info specInfo, r ginkgo.SpecReport) {
+func record(cfg Config, info specInfo, r ginkgo.SpecReport, interrupted bool) {
 	state, msg := specState(r)
-	if state == v1alpha1.StateSkipped && msg == "" {
+	switch {
+	case state == v1alpha1.StateSkipped && msg == "" && interrupted:
+		msg = "not run: the run was interrupted"
+	case state == v1alpha1.StateSkipped && msg == "":
 		msg = "not selected by the label filter"
 	}
 	if info.binding.Witness {
@@ -155,6 +162,9 @@ func specState(r ginkgo.SpecReport) (v1alpha1.State, string) {
 		failure += fmt.Sprintf("\n(at %s:%d)", loc.FileName, loc.LineNumber)
 	}
 	switch {
+	case r.State == types.SpecStateInterrupted:
+		// Ctrl-C says nothing of the check: it did not fail, it did not finish.
+		return v1alpha1.StateSkipped, "interrupted before it finished (" + failure + ")"
 	case o != nil && o.State != v1alpha1.StatePassed:
 		return o.State, o.Message
 	case o != nil && r.State.Is(types.SpecStateFailureStates) && strings.HasPrefix(failure, mismatchPrefix):
