@@ -192,16 +192,9 @@ func writeState(path string, entries []stateEntry) error {
 // still running. The file is removed, or rewritten with only the entries that
 // could not be stopped. A missing state file returns (nil, nil).
 func StopFromState(stateFile string, grace time.Duration) (stopped []string, err error) {
-	data, err := os.ReadFile(stateFile)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading state file: %w", err)
-	}
-	var entries []stateEntry
-	if err := json.Unmarshal(data, &entries); err != nil {
-		return nil, fmt.Errorf("parsing state file %s: %w", stateFile, err)
+	entries, err := readStateFile(stateFile)
+	if err != nil || entries == nil {
+		return nil, err
 	}
 	var errs []error
 	var failed []stateEntry
@@ -226,6 +219,21 @@ func StopFromState(stateFile string, grace time.Duration) (stopped []string, err
 // the recorded start time), without touching them: it tells a live
 // environment from the stale record of a killed one.
 func LiveFromState(stateFile string) ([]string, error) {
+	entries, err := readStateFile(stateFile)
+	if err != nil || entries == nil {
+		return nil, err
+	}
+	var live []string
+	for _, e := range entries {
+		if pids, err := e.target().livePIDs(); err == nil && len(pids) > 0 {
+			live = append(live, e.Name)
+		}
+	}
+	return live, nil
+}
+
+// readStateFile reads a Group's state file; a missing file is (nil, nil).
+func readStateFile(stateFile string) ([]stateEntry, error) {
 	data, err := os.ReadFile(stateFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -237,11 +245,5 @@ func LiveFromState(stateFile string) ([]string, error) {
 	if err := json.Unmarshal(data, &entries); err != nil {
 		return nil, fmt.Errorf("parsing state file %s: %w", stateFile, err)
 	}
-	var live []string
-	for _, e := range entries {
-		if pids, err := e.target().livePIDs(); err == nil && len(pids) > 0 {
-			live = append(live, e.Name)
-		}
-	}
-	return live, nil
+	return entries, nil
 }

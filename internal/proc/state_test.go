@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-func readStateFile(t *testing.T, path string) []stateEntry {
+func mustReadStateFile(t *testing.T, path string) []stateEntry {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -37,7 +37,7 @@ func TestStopFromStateStopsRecordedProcesses(t *testing.T) {
 		procs = append(procs, p)
 	}
 
-	entries := readStateFile(t, stateFile)
+	entries := mustReadStateFile(t, stateFile)
 	if len(entries) != 2 {
 		t.Fatalf("state file has %d entries, want 2", len(entries))
 	}
@@ -82,7 +82,7 @@ func TestStopFromStateSkipsRecycledPID(t *testing.T) {
 	}
 
 	// Pretend the recorded process died and its PID went to this one.
-	entries := readStateFile(t, stateFile)
+	entries := mustReadStateFile(t, stateFile)
 	entries[0].StartTime += 12345
 	if err := writeState(stateFile, entries); err != nil {
 		t.Fatal(err)

@@ -40,10 +40,7 @@ func paramsSpec(ctx context.Context, s *Suite, prefix string, env map[string]str
 	if len(env) > 0 {
 		c.PluginEnv(env)
 	}
-	c.When().CreateApp().Sync(false).
-		Then().Expect(dsl.NoActionError()).
-		Expect(dsl.SourceTypeIs(v1alpha1.ApplicationSourceTypePlugin)).
-		ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationPhaseIs("Succeeded"))
+	expectSyncedThroughPlugin(s, c)
 	r, err := readReceived(ctx, s.Env, c)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return r
