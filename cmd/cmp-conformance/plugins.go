@@ -140,10 +140,8 @@ func loadWitness(file string) (conformance.Binding, string, error) {
 	for _, c := range conformance.All() {
 		known[c.ID] = true
 	}
-	for _, id := range w.MustFail {
-		if !known[id] {
-			return conformance.Binding{}, "", fmt.Errorf("%s: mustFail names %s, which is not a check", file, id)
-		}
+	if err := conformance.ValidateMustFail(w.MustFail, known); err != nil {
+		return conformance.Binding{}, "", fmt.Errorf("%s: %w", file, err)
 	}
 	dir := filepath.Dir(file)
 	p, err := argocd.LoadPlugin(dir)

@@ -113,7 +113,11 @@ func run(f *runFlags) error {
 	suiteErr := runSuite(ctx, f, env, plan, rec)
 	rep.Timings.SuiteSeconds = time.Since(suiteStart).Seconds()
 	t := time.Now()
+	bringUpPhases := len(env.Phases)
 	downErr := env.Down(context.WithoutCancel(ctx))
+	for _, p := range env.Phases[bringUpPhases:] {
+		rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: p.Name, Seconds: p.Seconds})
+	}
 	rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: "teardown", Seconds: time.Since(t).Seconds()})
 	return finish(errors.Join(suiteErr, downErr))
 }

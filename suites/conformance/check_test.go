@@ -91,16 +91,24 @@ func TestBindingExpects(t *testing.T) {
 		name    string
 		binding Binding
 		id      string
+		version string
 		want    string
 	}{
 		{name: "witness, listed", binding: Binding{Witness: true, MustFail: []string{"SMOKE-001", "SMOKE-002"}}, id: "SMOKE-002", want: "fail"},
 		{name: "witness, not listed", binding: Binding{Witness: true, MustFail: []string{"SMOKE-002"}}, id: "SMOKE-001", want: "pass"},
 		{name: "conformance ignores MustFail", binding: Binding{MustFail: []string{"SMOKE-001"}}, id: "SMOKE-001", want: "pass"},
 		{name: "conformance", binding: Binding{Name: "conformance"}, id: "SMOKE-001", want: "pass"},
+		{name: "conditional, version matches", binding: Binding{Witness: true, MustFail: []string{"ENV-008@>=3.0.0"}}, id: "ENV-008", version: "v3.2.11", want: "fail"},
+		{name: "conditional, version does not match", binding: Binding{Witness: true, MustFail: []string{"ENV-008@>=3.0.0"}}, id: "ENV-008", version: "v2.14.21", want: "pass"},
+		{name: "conditional, other check", binding: Binding{Witness: true, MustFail: []string{"ENV-008@<3.0.0"}}, id: "ENV-007", version: "v2.14.21", want: "pass"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.binding.Expects(tt.id); got != tt.want {
+			version := tt.version
+			if version == "" {
+				version = "v3.2.11"
+			}
+			if got := tt.binding.Expects(tt.id, version); got != tt.want {
 				t.Errorf("Expects(%s) = %q, want %q", tt.id, got, tt.want)
 			}
 		})
@@ -121,4 +129,13 @@ func TestSuitePlugin(t *testing.T) {
 		}
 	}()
 	s.Plugin(Role("other"))
+}
+
+func TestValidateMustFail(t *testing.T) {
+	known := map[string]bool{"ENV-008": true}
+	for entry, ok := range map[string]bool{"ENV-008": true, "ENV-008@>=3.0.0": true, "ENV-999": false, "ENV-008@>>3": false} {
+		if err := ValidateMustFail([]string{entry}, known); (err == nil) != ok {
+			t.Errorf("ValidateMustFail(%q) = %v, want ok=%v", entry, err, ok)
+		}
+	}
 }

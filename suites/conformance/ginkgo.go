@@ -113,7 +113,7 @@ func runCheck(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check) {
 	}
 	ginkgo.AddReportEntry(outcomeEntry, o)
 	if b.Witness {
-		if want := b.Expects(c.ID); (want == "fail") != (o.State == v1alpha1.StateFailed) {
+		if want := b.Expects(c.ID, env.ArgoCDVersion); (want == "fail") != (o.State == v1alpha1.StateFailed) {
 			ginkgo.Fail(fmt.Sprintf("%s %s was expected to %s %s but it %s: %s", mismatchPrefix, b.Name, want, c.ID, o.State, o.Message))
 		}
 	}
@@ -131,7 +131,7 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, interrupted bool) {
 		if cfg.RecordSelfTest == nil || msg == "not selected by the label filter" {
 			return
 		}
-		want := info.binding.Expects(info.check.ID)
+		want := info.binding.Expects(info.check.ID, cfg.Env().ArgoCDVersion)
 		ok := (want == "fail" && state == v1alpha1.StateFailed) || (want == "pass" && state == v1alpha1.StatePassed)
 		cfg.RecordSelfTest(v1alpha1.SelfTestResult{CheckID: info.check.ID, Witness: info.binding.Name, Expected: want,
 			Observed: state, OK: ok, Message: msg, DurationSeconds: r.RunTime.Seconds()})

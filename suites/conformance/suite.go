@@ -3,7 +3,9 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
@@ -36,12 +38,46 @@ func (b Binding) Has(roles []Role) bool {
 	return true
 }
 
-// Expects says whether the binding should pass or fail a check.
-func (b Binding) Expects(id string) string {
-	if b.Witness && slices.Contains(b.MustFail, id) {
-		return "fail"
+// Expects says whether the binding should pass or fail a check on an Argo
+// CD version. A MustFail entry is an ID, or ID@constraint when what the check
+// expects changes with the version (ENV-008@>=3.0.0: a witness that drops
+// empty values violates v3's rule but meets v2's).
+func (b Binding) Expects(id, version string) string {
+	if !b.Witness {
+		return "pass"
+	}
+	for _, entry := range b.MustFail {
+		mid, constraint, conditional := strings.Cut(entry, "@")
+		if mid != id {
+			continue
+		}
+		if !conditional {
+			return "fail"
+		}
+		if c, err := semver.NewConstraint(constraint); err == nil {
+			if v, err := semver.NewVersion(version); err == nil && c.Check(v) {
+				return "fail"
+			}
+		}
 	}
 	return "pass"
+}
+
+// ValidateMustFail checks each MustFail entry: a known check ID, with a
+// valid version constraint if it has one.
+func ValidateMustFail(entries []string, known map[string]bool) error {
+	for _, entry := range entries {
+		id, constraint, conditional := strings.Cut(entry, "@")
+		if !known[id] {
+			return fmt.Errorf("mustFail names %s, which is not a check", id)
+		}
+		if conditional {
+			if _, err := semver.NewConstraint(constraint); err != nil {
+				return fmt.Errorf("mustFail %s: bad version constraint: %w", entry, err)
+			}
+		}
+	}
+	return nil
 }
 
 // Suite is what a check runs against: the DSL environment and the plugins of
