@@ -10,5 +10,6 @@ func All() []Check {
 		envParametersJSON, envParamNames, envEscaping, envCollision, envAllKinds,
 		envPluginEnv, envBuildEnv, envEmptyValues, envBuildEnvWins,
 		secHostileValues, secLargeValue,
+		pruneCascadeDelete, pruneDroppedResource, pruneFailingPlugin,
 	}
 }

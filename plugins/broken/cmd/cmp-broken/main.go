@@ -16,7 +16,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: cmp-broken MODE (see plugins/broken/*/plugin.yaml)")
 		os.Exit(2)
 	}
-	if mode, ok := sidecarModes()[os.Args[1]]; ok {
+	modes := sidecarModes()
+	for name, f := range pruneModes() {
+		modes[name] = f
+	}
+	if mode, ok := modes[os.Args[1]]; ok {
 		if err := mode(); err != nil {
 			fmt.Fprintln(os.Stderr, "cmp-broken:", err)
 			os.Exit(1)
