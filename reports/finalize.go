@@ -51,7 +51,9 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 
 		switch res.Level {
 		case v1alpha1.LevelCore:
-			sawCore = true
+			// Only a Core check that ran counts: a run whose Core checks were
+			// all filtered out or skipped has shown nothing about conformance.
+			sawCore = sawCore || res.State == v1alpha1.StatePassed || res.State == v1alpha1.StateFailed
 			failed = failed || res.State == v1alpha1.StateFailed
 		case v1alpha1.LevelExtended:
 			failed = failed || res.State == v1alpha1.StateFailed

@@ -37,8 +37,9 @@ func TestFinalizeVerdict(t *testing.T) {
 		{name: "no results", want: "incomplete"},
 		{name: "failing provisional does not fail", results: []v1alpha1.Result{leveled("C1", core, pass), leveled("P1", prov, fail)}, want: "passed"},
 		{name: "provisional alone is not a core result", results: []v1alpha1.Result{leveled("P1", prov, pass)}, want: "incomplete"},
-		{name: "core not-supported still counts as a core result", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateNotSupported)}, want: "passed"},
-		{name: "core skipped and extended passed", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateSkipped), leveled("E1", ext, pass)}, want: "passed"},
+		{name: "core not-supported only: nothing ran", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateNotSupported)}, want: "incomplete"},
+		{name: "core skipped and extended passed: no core check ran", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateSkipped), leveled("E1", ext, pass)}, want: "incomplete"},
+		{name: "core skipped beside a core pass", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateSkipped), leveled("C2", core, pass)}, want: "passed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -147,23 +147,25 @@ func (p *Provider) ExportLogs(ctx context.Context, dir string) error {
 }
 
 // Destroy stops the control plane processes and removes the cluster's files.
+// When kwokctl cannot list clusters it still tries to delete: a silent skip
+// would leak the control plane.
 func (p *Provider) Destroy(ctx context.Context) error {
-	if !p.Exists(ctx) {
+	if exists, err := p.Exists(ctx); err == nil && !exists {
 		return nil
 	}
 	return p.e2e.Destroy(ctx)
 }
 
 // Exists says whether kwokctl knows the cluster.
-func (p *Provider) Exists(ctx context.Context) bool {
+func (p *Provider) Exists(ctx context.Context) (bool, error) {
 	out, err := exec.CommandContext(ctx, p.opts.Kwokctl, "get", "clusters").Output()
 	if err != nil {
-		return false
+		return false, fmt.Errorf("kwokctl get clusters: %w", err)
 	}
 	for _, line := range bytes.Split(out, []byte("\n")) {
 		if string(bytes.TrimSpace(line)) == p.opts.Name {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,7 +40,7 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.BoolVar(&f.noDownload, "no-download", false, "never download release binaries (build from source)")
 	fl.BoolVar(&f.noBuild, "no-build", false, "never build binaries from source")
 	fl.BoolVar(&f.retry, "retry-toolchain", false, "retry obtaining versions that failed before (failures are remembered)")
-	fl.DurationVar(&f.readyTimeout, "ready-timeout", 2*time.Minute, "bound on each bring-up wait (cluster, each component)")
+	fl.DurationVar(&f.readyTimeout, "ready-timeout", 2*time.Minute, "bound on the cluster coming up, and on all Argo CD components becoming ready")
 }
 
 func envOr(key, def string) string {
@@ -76,8 +77,28 @@ func (f *envFlags) pluginOverrides() (map[string]string, error) {
 	return out, nil
 }
 
+// validate answers bad flags before anything is built or started.
+func (f *envFlags) validate() error {
+	switch f.runtime {
+	case environment.RuntimeEmbedded, environment.RuntimeKind:
+	case environment.RuntimeExisting:
+		if f.kubeconfig == "" {
+			return errors.New("--runtime existing needs --kubeconfig PATH")
+		}
+		if _, err := os.Stat(f.kubeconfig); err != nil {
+			return fmt.Errorf("--kubeconfig: %w", err)
+		}
+	default:
+		return fmt.Errorf("--runtime %q: choose embedded, existing or kind", f.runtime)
+	}
+	return nil
+}
+
 // prepare plans the plugins and builds the reference programs.
 func (f *envFlags) prepare(ctx context.Context, selfTest bool) (*pluginPlan, []string, error) {
+	if err := f.validate(); err != nil {
+		return nil, nil, err
+	}
 	overrides, err := f.pluginOverrides()
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +106,7 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool) (*pluginPlan, []s
 	root, rootErr := repoRoot()
 	if rootErr != nil {
 		root = ""
-		if len(overrides) < len(referencePlugins) {
+		if len(overrides) < len(referencePlugins()) {
 			return nil, nil, rootErr
 		}
 	}

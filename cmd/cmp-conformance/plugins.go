@@ -21,10 +21,12 @@ const modulePath = "github.com/cmp-conformance/cmp-conformance"
 
 // referencePlugins are the plugin folder of each role, relative to the
 // repository root.
-var referencePlugins = map[conformance.Role]string{
-	conformance.RolePlain:         "plugins/plain",
-	conformance.RoleParameterized: "plugins/sidecar",
-	conformance.RoleFaultyDynamic: "plugins/faulty",
+func referencePlugins() map[conformance.Role]string {
+	return map[conformance.Role]string{
+		conformance.RolePlain:         "plugins/plain",
+		conformance.RoleParameterized: "plugins/sidecar",
+		conformance.RoleFaultyDynamic: "plugins/faulty",
+	}
 }
 
 // repoRoot finds this project's checkout above the working directory: the
@@ -82,7 +84,7 @@ func planPlugins(root string, overrides map[string]string, selfTest bool) (*plug
 	plan := &pluginPlan{}
 	main := conformance.Binding{Name: "conformance", Subjects: map[conformance.Role]conformance.Subject{}}
 	for _, role := range sortedRoles() {
-		rel := referencePlugins[role]
+		rel := referencePlugins()[role]
 		dir := filepath.Join(root, rel)
 		if o, ok := overrides[string(role)]; ok {
 			dir = o
@@ -97,7 +99,7 @@ func planPlugins(root string, overrides map[string]string, selfTest bool) (*plug
 		plan.Dirs = append(plan.Dirs, dir)
 	}
 	for role := range overrides {
-		if _, ok := referencePlugins[conformance.Role(role)]; !ok {
+		if _, ok := referencePlugins()[conformance.Role(role)]; !ok {
 			return nil, fmt.Errorf("--plugin %s=...: unknown role %q (roles: %s)", role, role, roles())
 		}
 	}
@@ -133,7 +135,7 @@ func loadWitness(file string) (conformance.Binding, string, error) {
 	if err := yaml.UnmarshalStrict(data, &w); err != nil {
 		return conformance.Binding{}, "", fmt.Errorf("%s: %w", file, err)
 	}
-	if _, ok := referencePlugins[w.Role]; !ok {
+	if _, ok := referencePlugins()[w.Role]; !ok {
 		return conformance.Binding{}, "", fmt.Errorf("%s: unknown role %q (roles: %s)", file, w.Role, roles())
 	}
 	known := map[string]bool{}
@@ -155,7 +157,7 @@ func loadWitness(file string) (conformance.Binding, string, error) {
 
 func sortedRoles() []conformance.Role {
 	var out []conformance.Role
-	for r := range referencePlugins {
+	for r := range referencePlugins() {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })

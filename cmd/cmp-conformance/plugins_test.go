@@ -39,7 +39,7 @@ func writeFile(t *testing.T, path, body string) {
 func fakeRepo(t *testing.T, witnesses map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
-	for role, rel := range referencePlugins {
+	for role, rel := range referencePlugins() {
 		writeFile(t, filepath.Join(root, rel, "plugin.yaml"), pluginYAML("cmp-"+string(role)))
 	}
 	for name, w := range witnesses {
@@ -69,7 +69,7 @@ func TestPlanPluginsConformanceOnly(t *testing.T) {
 		t.Errorf("binding = %s witness=%v mustFail=%v, want conformance, not a witness", b.Name, b.Witness, b.MustFail)
 	}
 	sub, ok := b.Subjects[conformance.RolePlain]
-	if !ok || sub.Role != conformance.RolePlain || sub.Plugin.Name != "cmp-plain" || len(b.Subjects) != len(referencePlugins) {
+	if !ok || sub.Role != conformance.RolePlain || sub.Plugin.Name != "cmp-plain" || len(b.Subjects) != len(referencePlugins()) {
 		t.Errorf("subjects = %+v, want plain bound to cmp-plain", b.Subjects)
 	}
 	if want := referenceDirs(root); !slices.Equal(plan.Dirs, want) {
@@ -164,7 +164,7 @@ func TestPlanPluginsOverride(t *testing.T) {
 				if role == conformance.RolePlain {
 					want = append(want, mine)
 				} else {
-					want = append(want, filepath.Join(r, referencePlugins[role]))
+					want = append(want, filepath.Join(r, referencePlugins()[role]))
 				}
 			}
 		}
@@ -257,7 +257,7 @@ func TestPluginOverrides(t *testing.T) {
 func referenceDirs(root string) []string {
 	var out []string
 	for _, r := range sortedRoles() {
-		out = append(out, filepath.Join(root, referencePlugins[r]))
+		out = append(out, filepath.Join(root, referencePlugins()[r]))
 	}
 	return out
 }

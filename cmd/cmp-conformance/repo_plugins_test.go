@@ -113,8 +113,8 @@ func TestRepositoryPlugins(t *testing.T) {
 			dirs = append(dirs, filepath.Dir(f))
 		}
 	}
-	if !slices.Contains(dirs, filepath.Join(root, referencePlugins[conformance.RolePlain])) {
-		t.Fatalf("the reference plugin %s is not among %v", referencePlugins[conformance.RolePlain], dirs)
+	if !slices.Contains(dirs, filepath.Join(root, referencePlugins()[conformance.RolePlain])) {
+		t.Fatalf("the reference plugin %s is not among %v", referencePlugins()[conformance.RolePlain], dirs)
 	}
 	sockets := map[string]string{}
 	for _, dir := range dirs {

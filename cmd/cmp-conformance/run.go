@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apiclient"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
@@ -62,6 +63,11 @@ features: --label-filter 'smoke', 'Core && !Provisional', 'SMOKE-002'.`,
 }
 
 func run(f *runFlags) error {
+	// A bad filter makes Ginkgo exit the process from inside RunSpecs, after
+	// the bring-up and with nothing torn down: check it before anything starts.
+	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
+		return fmt.Errorf("--label-filter %q: %w", f.labelFilter, err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	started := time.Now()
@@ -80,6 +86,7 @@ func run(f *runFlags) error {
 		return err
 	}
 	defer rec.Close()
+	suiteFailed := false
 	finish := func(runErr error) error {
 		if runErr != nil {
 			rep.Error = runErr.Error()
@@ -87,7 +94,7 @@ func run(f *runFlags) error {
 		}
 		rep.Interrupted = rep.Interrupted || ctx.Err() != nil
 		rep.Timings.TotalSeconds = time.Since(started).Seconds()
-		return writeReport(out, reportDir, rep)
+		return writeReport(out, reportDir, rep, suiteFailed)
 	}
 	if note, err := environment.Guard(ctx, filepath.Join(out, "env", "state.json")); err != nil {
 		return finish(err)
@@ -110,11 +117,15 @@ func run(f *runFlags) error {
 	rep.Metadata.Command = reproduce(f, env.Tools.ArgoCDVersion)
 	rep.Timings.BringUpSeconds = env.BringUp.Seconds()
 	suiteStart := time.Now()
-	suiteErr := runSuite(ctx, f, env, plan, rec)
+	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed)
 	rep.Timings.SuiteSeconds = time.Since(suiteStart).Seconds()
 	t := time.Now()
 	bringUpPhases := len(env.Phases)
-	downErr := env.Down(context.WithoutCancel(ctx))
+	// Teardown ignores the run's cancellation (it is what Ctrl-C asks for)
+	// but not forever: a hung step must not hang the harness.
+	downCtx, cancelDown := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+	defer cancelDown()
+	downErr := env.Down(downCtx)
 	for _, p := range env.Phases[bringUpPhases:] {
 		rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: p.Name, Seconds: p.Seconds})
 	}
@@ -122,7 +133,9 @@ func run(f *runFlags) error {
 	return finish(errors.Join(suiteErr, downErr))
 }
 
-func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, plan *pluginPlan, rec *reports.Recorder) error {
+// runSuite runs the checks; suiteFailed is set when Ginkgo itself did not
+// pass (the results may not say why, e.g. a spec that stopped early).
+func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, plan *pluginPlan, rec *reports.Recorder, suiteFailed *bool) error {
 	token, err := env.ArgoCD.Login(ctx)
 	if err != nil {
 		return err
@@ -146,12 +159,13 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 		return err
 	}
 	dslEnv := dsl.NewEnv(dsl.Env{Apps: apps, Kube: kc, Clientset: cs, Git: env.Git,
-		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion,
+		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
 		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: token})
 	var recErr error
-	conformance.Register(conformance.Config{
-		Env:      func() *dsl.Env { return dslEnv },
-		Bindings: plan.Bindings,
+	err = conformance.Register(conformance.Config{
+		Env:         func() *dsl.Env { return dslEnv },
+		Bindings:    plan.Bindings,
+		LabelFilter: f.labelFilter,
 		Record: func(r v1alpha1.Result) {
 			recErr = errors.Join(recErr, rec.Record(r))
 			fmt.Fprintf(os.Stderr, "check %-10s %-13s %5.1fs  %s\n", r.ID, r.State, r.DurationSeconds, r.Title)
@@ -165,7 +179,12 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 			fmt.Fprintf(os.Stderr, "self-test %-10s vs %-32s expected %-4s observed %-8s %s\n", r.CheckID, r.Witness, r.Expected, r.Observed, verdict)
 		},
 	})
-	conformance.Run(conformance.RunOptions{LabelFilter: f.labelFilter, FailFast: f.failFast, Verbose: f.verbose, Timeout: f.timeout})
+	if err != nil {
+		return err
+	}
+	if !conformance.Run(conformance.RunOptions{LabelFilter: f.labelFilter, FailFast: f.failFast, Verbose: f.verbose, Timeout: f.timeout}) {
+		*suiteFailed = true
+	}
 	return recErr
 }
 
@@ -222,13 +241,18 @@ func reproduce(f *runFlags, version string) string {
 	return strings.Join(parts, " ")
 }
 
-func writeReport(out, reportDir string, rep *v1alpha1.ConformanceReport) error {
+func writeReport(out, reportDir string, rep *v1alpha1.ConformanceReport, suiteFailed bool) error {
 	results, selfTests, err := reports.ReadAll(filepath.Join(reportDir, "results.jsonl"))
 	if err != nil {
 		return err
 	}
 	rep.Results, rep.SelfTest = results, selfTests
 	reports.Finalize(rep)
+	if suiteFailed && rep.Summary.Verdict == v1alpha1.VerdictPassed {
+		// Ginkgo failed although no recorded result did: never report that as a pass.
+		rep.Error = "the Ginkgo suite did not pass although no recorded check failed (a spec stopped early or failed outside a check); see the run output"
+		reports.Finalize(rep)
+	}
 	if err := reports.Write(reportDir, rep); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}

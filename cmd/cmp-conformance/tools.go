@@ -45,10 +45,9 @@ On an air-gapped machine, import binaries into the cache with 'tools import'.`,
 			return w.Flush()
 		}}
 	f.bind(get)
-	var noDownload, noBuild bool
 	imp := &cobra.Command{Use: "import TOOL VERSION FILE", Short: "Put a binary you supply into the cache (air-gapped machines)", Args: cobra.ExactArgs(3),
 		RunE: func(_ *cobra.Command, args []string) error {
-			tc, err := toolchain.New(toolchain.Options{NoDownload: noDownload, NoBuild: noBuild, Progress: os.Stderr})
+			tc, err := toolchain.New(toolchain.Options{Progress: os.Stderr})
 			if err != nil {
 				return err
 			}

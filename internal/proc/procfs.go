@@ -210,3 +210,26 @@ func pollUntil(deadline time.Time, wake <-chan struct{}, cond func() bool) bool 
 		delay = min(2*delay, 100*time.Millisecond)
 	}
 }
+
+// Identity names a running process across PID reuse: its PID and its start
+// time in /proc.
+type Identity struct {
+	PID       int    `json:"pid"`
+	StartTime uint64 `json:"startTime"`
+}
+
+// Self is this process's Identity.
+func Self() (Identity, error) {
+	st, err := readStat(os.Getpid())
+	if err != nil {
+		return Identity{}, fmt.Errorf("reading /proc/self/stat: %w", err)
+	}
+	return Identity{PID: os.Getpid(), StartTime: st.startTime}, nil
+}
+
+// Alive says whether the process is still running (not a zombie, and not a
+// new process that reuses the PID).
+func (id Identity) Alive() bool {
+	st, err := readStat(id.PID)
+	return err == nil && st.state != 'Z' && st.startTime == id.StartTime
+}

@@ -158,3 +158,13 @@ func TestStopGraceShortensTheWaitForAProcessThatIgnoresTERM(t *testing.T) {
 		t.Fatalf("Stop took %s: StopGrace (200ms) was not honoured over the group's 10s", took)
 	}
 }
+
+func TestIdentity(t *testing.T) {
+	self, err := Self()
+	if err != nil || !self.Alive() {
+		t.Fatalf("Self() = %+v, %v; want alive", self, err)
+	}
+	if (Identity{PID: self.PID, StartTime: self.StartTime + 1}).Alive() {
+		t.Fatal("a different start time (a reused PID) must not count as alive")
+	}
+}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -117,8 +118,10 @@ var envBuildEnv = Check{
 		}
 		expectEnv(r, want)
 		// KUBE_VERSION's format changed across releases (text.SemVer, raw,
-		// Major.Minor.Patch): only its major.minor is stable.
-		gomega.Expect(r.Env["KUBE_VERSION"]).To(gomega.MatchRegexp(`^v?1\.34`), "KUBE_VERSION")
+		// Major.Minor.Patch): only the cluster's major.minor is stable.
+		kv, err := semver.NewVersion(s.Env.KubernetesVersion)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the cluster's version %q", s.Env.KubernetesVersion)
+		gomega.Expect(r.Env["KUBE_VERSION"]).To(gomega.MatchRegexp(fmt.Sprintf(`^v?%d\.%d(\.|$)`, kv.Major(), kv.Minor())), "KUBE_VERSION (cluster %s)", s.Env.KubernetesVersion)
 		apis := strings.Split(r.Env["KUBE_API_VERSIONS"], ",")
 		for _, want := range []string{"v1", "apps/v1"} {
 			gomega.Expect(slices.Contains(apis, want)).To(gomega.BeTrue(), "KUBE_API_VERSIONS %q lacks %s", r.Env["KUBE_API_VERSIONS"], want)

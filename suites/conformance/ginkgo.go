@@ -18,8 +18,12 @@ type Config struct {
 	// Env returns the environment; it is called when a spec runs, after
 	// bring-up, since the tree is built before.
 	Env func() *dsl.Env
-	// Bindings are run in order; the first is normally the conformance one.
+	// Bindings run in this order (one top-level container, so Ginkgo does
+	// not shuffle them); the first is normally the conformance one.
 	Bindings []Binding
+	// LabelFilter is the run's label filter: a check it does not select is
+	// reported as filtered out, any other check that did not run as "not run".
+	LabelFilter string
 	// Checks defaults to All().
 	Checks []Check
 	// Record receives each conformance result as its spec finishes, and
@@ -49,38 +53,41 @@ type specInfo struct {
 
 // Register builds the Ginkgo tree: one Describe per binding, one It per check
 // the binding can run. Call it before Run (or RunSpecs in your own suite).
-func Register(cfg Config) {
+func Register(cfg Config) error {
 	checks := cfg.Checks
 	if checks == nil {
 		checks = All()
 	}
-	specs := map[specKey]specInfo{}
-	for _, b := range cfg.Bindings {
-		ginkgo.Describe(b.Name, func() {
-			for _, c := range checks {
-				if !b.Has(c.Roles) {
-					continue
-				}
-				leaf := c.ID + ": " + c.Title
-				specs[specKey{b.Name, leaf}] = specInfo{b, c}
-				ginkgo.It(leaf, ginkgo.Label(c.Labels()...), func(ctx ginkgo.SpecContext) { runCheck(ctx, cfg.Env(), b, c) })
-			}
-		})
+	selected, err := types.ParseLabelFilter(cfg.LabelFilter)
+	if err != nil {
+		return fmt.Errorf("--label-filter %q: %w", cfg.LabelFilter, err)
 	}
-	// After an interrupt Ginkgo skips the remaining specs without a reason;
-	// they were not filtered out, they were never reached.
-	interrupted := false
+	specs := map[specKey]specInfo{}
+	ginkgo.Describe("cmp-conformance", func() {
+		for _, b := range cfg.Bindings {
+			ginkgo.Describe(b.Name, func() {
+				for _, c := range checks {
+					if !b.Has(c.Roles) {
+						continue
+					}
+					leaf := c.ID + ": " + c.Title
+					specs[specKey{b.Name, leaf}] = specInfo{b, c}
+					ginkgo.It(leaf, ginkgo.Label(c.Labels()...), func(ctx ginkgo.SpecContext) { runCheck(ctx, cfg.Env(), b, c) })
+				}
+			})
+		}
+	})
 	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
-		interrupted = interrupted || r.State == types.SpecStateInterrupted
-		if len(r.ContainerHierarchyTexts) == 0 {
+		if len(r.ContainerHierarchyTexts) < 2 {
 			return
 		}
-		info, ok := specs[specKey{r.ContainerHierarchyTexts[0], r.LeafNodeText}]
+		info, ok := specs[specKey{r.ContainerHierarchyTexts[1], r.LeafNodeText}]
 		if !ok {
 			return
 		}
-		record(cfg, info, r, interrupted)
+		record(cfg, info, r, selected(info.check.Labels()))
 	})
+	return nil
 }
 
 func runCheck(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check) {
@@ -119,20 +126,34 @@ func runCheck(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check) {
 	}
 }
 
-func record(cfg Config, info specInfo, r ginkgo.SpecReport, interrupted bool) {
-	state, msg := specState(r)
-	switch {
-	case state == v1alpha1.StateSkipped && msg == "" && interrupted:
-		msg = "not run: the run was interrupted"
-	case state == v1alpha1.StateSkipped && msg == "":
+func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
+	state, msg, clean := specState(r)
+	ran := true
+	if state == v1alpha1.StateSkipped && msg == "" {
+		// Ginkgo skips silently for a label filter, but also after Ctrl-C,
+		// --fail-fast or the suite timeout: only the filter says which.
+		ran = false
 		msg = "not selected by the label filter"
+		if selected {
+			msg = "not run: the run stopped before it (interrupted, fail-fast or timeout)"
+		}
+	}
+	if strings.HasPrefix(msg, interruptedPrefix) {
+		ran = false
 	}
 	if info.binding.Witness {
-		if cfg.RecordSelfTest == nil || msg == "not selected by the label filter" {
+		// A witness row that did not run proves nothing either way: it is
+		// left out, and the run itself is marked incomplete.
+		if cfg.RecordSelfTest == nil || !ran {
 			return
 		}
 		want := info.binding.Expects(info.check.ID, cfg.Env().ArgoCDVersion)
-		ok := (want == "fail" && state == v1alpha1.StateFailed) || (want == "pass" && state == v1alpha1.StatePassed)
+		// Only a clean outcome counts: a harness panic, an abort or a timeout
+		// is not the witness failing the check.
+		ok := clean && ((want == "fail" && state == v1alpha1.StateFailed) || (want == "pass" && state == v1alpha1.StatePassed))
+		if !clean {
+			msg = "the check did not run to a verdict (" + r.State.String() + "): " + msg
+		}
 		cfg.RecordSelfTest(v1alpha1.SelfTestResult{CheckID: info.check.ID, Witness: info.binding.Name, Expected: want,
 			Observed: state, OK: ok, Message: msg, DurationSeconds: r.RunTime.Seconds()})
 		return
@@ -146,9 +167,12 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, interrupted bool) {
 		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond)})
 }
 
+const interruptedPrefix = "interrupted before it finished"
+
 // specState maps a spec's Ginkgo state, or the outcome attached to it, onto a
-// result state.
-func specState(r ginkgo.SpecReport) (v1alpha1.State, string) {
+// result state. clean is false when the spec ended in a way that is not a
+// verdict on the check (a panic, an abort, a timeout).
+func specState(r ginkgo.SpecReport) (state v1alpha1.State, msg string, clean bool) {
 	var o *outcome
 	for _, e := range r.ReportEntries {
 		if e.Name == outcomeEntry {
@@ -161,23 +185,26 @@ func specState(r ginkgo.SpecReport) (v1alpha1.State, string) {
 	if loc := r.Failure.Location; failure != "" && loc.FileName != "" && r.State.Is(types.SpecStateFailureStates) {
 		failure += fmt.Sprintf("\n(at %s:%d)", loc.FileName, loc.LineNumber)
 	}
+	clean = !r.State.Is(types.SpecStatePanicked | types.SpecStateAborted | types.SpecStateTimedout)
 	switch {
 	case r.State == types.SpecStateInterrupted:
 		// Ctrl-C says nothing of the check: it did not fail, it did not finish.
-		return v1alpha1.StateSkipped, "interrupted before it finished (" + failure + ")"
+		return v1alpha1.StateSkipped, interruptedPrefix + " (" + failure + ")", false
+	case !clean:
+		return v1alpha1.StateFailed, failure, false
 	case o != nil && o.State != v1alpha1.StatePassed:
-		return o.State, o.Message
+		return o.State, o.Message, true
 	case o != nil && r.State.Is(types.SpecStateFailureStates) && strings.HasPrefix(failure, mismatchPrefix):
 		// The check passed; the spec failed only because a witness was
 		// expected to fail it. The observation is "passed".
-		return v1alpha1.StatePassed, failure
+		return v1alpha1.StatePassed, failure, true
 	case r.State.Is(types.SpecStateFailureStates):
-		return v1alpha1.StateFailed, failure
+		return v1alpha1.StateFailed, failure, true
 	case o != nil:
-		return o.State, o.Message
+		return o.State, o.Message, true
 	case r.State == types.SpecStatePassed:
-		return v1alpha1.StatePassed, ""
+		return v1alpha1.StatePassed, "", true
 	default:
-		return v1alpha1.StateSkipped, failure
+		return v1alpha1.StateSkipped, failure, true
 	}
 }

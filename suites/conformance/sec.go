@@ -31,7 +31,7 @@ func hostileValues(canary string) map[string]string {
 		"globs":      "* ? [a-z] ~ ../../etc/passwd",
 		"binaryish":  "\x01\x02\x1b[31mred\x1b[0m\x7f\u0085\u009f\u00ff\u2028\u2029\ufeff\ufffd 😀 end",
 		"equals":     "a=b=c",
-		"printf-fmt": "%s %n %x CMPC%sEXEC",
+		"printf-fmt": "%s %n %x %%",
 	}
 }
 
@@ -57,10 +57,9 @@ var secHostileValues = Check{
 		// plugin here. Byte-exact values prove the same on any runtime.
 		_, err := os.Stat(canary)
 		gomega.Expect(os.IsNotExist(err)).To(gomega.BeTrue(), "a parameter value was executed: %s exists", canary)
+		// Byte-exact values also prove no quoting, splitting, expansion or
+		// printf formatting happened on the way.
 		expectEnv(r, want)
-		for k, v := range r.Env {
-			gomega.Expect(v).NotTo(gomega.ContainSubstring("CMPC-EXEC"), "%s shows a printf format was interpreted", k)
-		}
 	},
 }
 
