@@ -20,6 +20,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -160,6 +161,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	}
 	dslEnv := dsl.NewEnv(dsl.Env{Apps: apps, Kube: kc, Clientset: cs, Git: env.Git,
 		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
+		CLIPath:   env.Tools.Binaries[toolchain.ArgoCD].Path,
 		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: token})
 	var recErr error
 	err = conformance.Register(conformance.Config{

@@ -11,5 +11,6 @@ func All() []Check {
 		envPluginEnv, envBuildEnv, envEmptyValues, envBuildEnvWins,
 		secHostileValues, secLargeValue,
 		pruneCascadeDelete, pruneDroppedResource, pruneFailingPlugin,
+		localServerSideDiff, localClientSideDiff, localSync,
 	}
 }

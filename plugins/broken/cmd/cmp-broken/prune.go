@@ -18,6 +18,12 @@ func pruneModes() map[string]func() error {
 		"generate-undeletable": func() error { return generateWithSyncOption("Delete=false") },
 		// Every resource opts out of pruning.
 		"generate-unprunable": func() error { return generateWithSyncOption("Prune=false") },
+		// Prints the same manifests whatever its source holds: a plugin that
+		// renders from somewhere else than the application folder.
+		"generate-pinned": func() error {
+			_, err := fmt.Print(pinnedManifests)
+			return err
+		},
 		// A failing pipeline without pipefail: the error is swallowed and the
 		// plugin prints nothing, so Argo CD sees an empty manifest list.
 		"generate-swallowing-errors": func() error {
@@ -63,3 +69,20 @@ func generateWithSyncOption(option string) error {
 	}
 	return nil
 }
+
+// pinnedManifests is prune-app as first committed, printed whatever the source says.
+const pinnedManifests = `---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: prune-drop
+data:
+  role: removed from the source by the check
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: prune-keep
+data:
+  role: stays in the source
+`
