@@ -136,7 +136,7 @@ func (f *envFlags) config(runID, logDir string, plan *pluginPlan, path []string)
 	}
 	return environment.Config{
 		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Kubeconfig: f.kubeconfig,
-		PortBase: f.portBase, Plugins: plan.Dirs, PluginPath: path, RunID: runID, LogDir: logDir,
+		PortBase: f.portBase, Plugins: plan.Plugins, PluginPath: path, RunID: runID, LogDir: logDir,
 		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
 		ReadyTimeout: f.readyTimeout,
 	}, nil

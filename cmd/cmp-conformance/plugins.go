@@ -74,7 +74,9 @@ type witness struct {
 
 // pluginPlan is what a run loads: every plugin folder, and the bindings.
 type pluginPlan struct {
-	Dirs     []string
+	Dirs []string
+	// Plugins are the plugins of Dirs, loaded and validated once.
+	Plugins  []argocd.Plugin
 	Bindings []conformance.Binding
 }
 
@@ -97,6 +99,7 @@ func planPlugins(root string, overrides map[string]string, selfTest bool) (*plug
 		}
 		main.Subjects[role] = conformance.Subject{Role: role, Plugin: p}
 		plan.Dirs = append(plan.Dirs, dir)
+		plan.Plugins = append(plan.Plugins, p)
 	}
 	for role := range overrides {
 		if _, ok := referencePlugins()[conformance.Role(role)]; !ok {
@@ -122,6 +125,9 @@ func planPlugins(root string, overrides map[string]string, selfTest bool) (*plug
 		}
 		plan.Bindings = append(plan.Bindings, b)
 		plan.Dirs = append(plan.Dirs, dir)
+		for _, sub := range b.Subjects {
+			plan.Plugins = append(plan.Plugins, sub.Plugin)
+		}
 	}
 	return plan, nil
 }
