@@ -136,6 +136,25 @@ func (g *Group) Stop(grace time.Duration) error {
 	return errors.Join(errs...)
 }
 
+// StopOne stops the member named name (the latest, if started twice) and
+// forgets it, so that it can be started again under the same name: a plugin
+// service restarted in the middle of a run.
+func (g *Group) StopOne(name string, grace time.Duration) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, m := range slices.Backward(g.members) {
+		if m.entry.Name != name || m.proc == nil {
+			continue
+		}
+		if err := m.proc.Stop(m.entry.grace(grace)); err != nil {
+			return err
+		}
+		g.members = slices.Delete(g.members, i, i+1)
+		return g.writeLocked()
+	}
+	return fmt.Errorf("no running process named %s", name)
+}
+
 func (g *Group) writeLocked() error {
 	if g.stateFile == "" {
 		return nil

@@ -200,3 +200,35 @@ func TestGroupStopsAdoptedDaemon(t *testing.T) {
 		t.Error("Adopt of a stopped pid succeeded")
 	}
 }
+
+func TestGroupStopOneThenStartAgain(t *testing.T) {
+	dir := t.TempDir()
+	g := NewGroup(filepath.Join(dir, "state.json"))
+	t.Cleanup(func() { _ = g.Stop(time.Second) })
+	spec := shSpec(t, "service", `echo ready; exec sleep 300`)
+	first, err := g.Start(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, first, spec.LogPath, "ready")
+	if err := g.StopOne("service", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if running(first.PID()) {
+		t.Fatalf("pid %d still running after StopOne", first.PID())
+	}
+	if err := g.StopOne("service", time.Second); err == nil {
+		t.Error("StopOne of a stopped member succeeded")
+	}
+	second, err := g.Start(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := LiveFromState(filepath.Join(dir, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(live) != 1 || !running(second.PID()) {
+		t.Errorf("after the restart the state holds %v, want the one live service", live)
+	}
+}

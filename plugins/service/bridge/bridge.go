@@ -3,6 +3,10 @@
 // it presents a unix socket in the repo-server's plugin directory, where
 // Argo CD looks for sidecars, and forwards every connection byte for byte to
 // the plugin's TCP address. The CMP gRPC protocol passes through unchanged.
+//
+// The same forwarder, turned around (listen on TCP, dial a unix socket), is
+// the network front of a plugin service whose server speaks on a unix socket,
+// as argocd-cmp-server does.
 package bridge
 
 import (
@@ -16,12 +20,20 @@ import (
 	"time"
 )
 
-// Bridge forwards connections from Socket to Target.
+// Bridge forwards connections from Socket (or Listen) to Target (or
+// TargetSocket).
 type Bridge struct {
 	// Socket is the unix socket to listen on, e.g. <plugins dir>/my-plugin-v1.0.sock.
 	Socket string
+	// Listen is a TCP host:port to listen on instead of Socket.
+	Listen string
 	// Target is the plugin service's host:port.
 	Target string
+	// TargetSocket is a unix socket to forward to instead of Target.
+	TargetSocket string
+	// Dial, when set, replaces dialing the target (for tests and for the
+	// broken bridges of the self-test).
+	Dial func(ctx context.Context) (net.Conn, error)
 	// DialTimeout bounds connecting to Target (default 5s): when the service
 	// is down, the repo-server gets a closed connection at once, not a hang.
 	DialTimeout time.Duration
@@ -35,14 +47,13 @@ func (b *Bridge) Serve(ctx context.Context) error {
 	if b.DialTimeout == 0 {
 		b.DialTimeout = 5 * time.Second
 	}
-	if err := os.Remove(b.Socket); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("removing stale socket %s: %w", b.Socket, err)
-	}
-	ln, err := net.Listen("unix", b.Socket)
+	ln, err := b.listen()
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", b.Socket, err)
+		return err
 	}
-	defer os.Remove(b.Socket)
+	if b.Socket != "" {
+		defer os.Remove(b.Socket)
+	}
 	var wg sync.WaitGroup
 	conns := &connSet{m: map[net.Conn]struct{}{}}
 	go func() {
@@ -57,7 +68,7 @@ func (b *Bridge) Serve(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("accepting on %s: %w", b.Socket, err)
+			return fmt.Errorf("accepting on %s: %w", b.from(), err)
 		}
 		wg.Add(1)
 		go func() {
@@ -72,10 +83,9 @@ func (b *Bridge) Serve(ctx context.Context) error {
 func (b *Bridge) forward(ctx context.Context, client net.Conn, conns *connSet) {
 	conns.add(client)
 	defer conns.remove(client)
-	d := net.Dialer{Timeout: b.DialTimeout}
-	target, err := d.DialContext(ctx, "tcp", b.Target)
+	target, err := b.dial(ctx)
 	if err != nil {
-		b.logf("bridge %s -> %s: %v", b.Socket, b.Target, err)
+		b.logf("bridge %s -> %s: %v", b.from(), b.to(), err)
 		client.Close()
 		return
 	}
@@ -89,6 +99,56 @@ func (b *Bridge) forward(ctx context.Context, client net.Conn, conns *connSet) {
 	client.Close()
 	target.Close()
 }
+
+// listen opens Socket (replacing a stale socket file from an earlier run)
+// or Listen.
+func (b *Bridge) listen() (net.Listener, error) {
+	if (b.Socket == "") == (b.Listen == "") {
+		return nil, errors.New("bridge: exactly one of a socket and a TCP listen address is needed")
+	}
+	if (b.Target == "") == (b.TargetSocket == "") && b.Dial == nil {
+		return nil, errors.New("bridge: exactly one of a TCP target and a target socket is needed")
+	}
+	if b.Listen != "" {
+		ln, err := net.Listen("tcp", b.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("listening on %s: %w", b.Listen, err)
+		}
+		return ln, nil
+	}
+	if err := os.Remove(b.Socket); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("removing stale socket %s: %w", b.Socket, err)
+	}
+	ln, err := net.Listen("unix", b.Socket)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", b.Socket, err)
+	}
+	return ln, nil
+}
+
+func (b *Bridge) dial(ctx context.Context) (net.Conn, error) {
+	if b.Dial != nil {
+		return b.Dial(ctx)
+	}
+	d := net.Dialer{Timeout: b.DialTimeout}
+	if b.TargetSocket != "" {
+		return d.DialContext(ctx, "unix", b.TargetSocket)
+	}
+	return d.DialContext(ctx, "tcp", b.Target)
+}
+
+// DialTarget dials the configured target, for a Dial hook that wraps it.
+func (b *Bridge) DialTarget(ctx context.Context) (net.Conn, error) {
+	d := *b
+	d.Dial = nil
+	if d.DialTimeout == 0 {
+		d.DialTimeout = 5 * time.Second
+	}
+	return d.dial(ctx)
+}
+
+func (b *Bridge) from() string { return b.Socket + b.Listen }
+func (b *Bridge) to() string   { return b.Target + b.TargetSocket }
 
 func pipe(dst, src net.Conn) {
 	if _, err := io.Copy(dst, src); err != nil {

@@ -217,3 +217,83 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The service side: TCP in, unix socket out (argocd-cmp-server's), chained
+// with the repo-server side, carries a large stream both ways intact.
+func TestNetworkFrontChainedWithBridge(t *testing.T) {
+	dir := t.TempDir()
+	serverSock := filepath.Join(dir, "server.sock")
+	ln, err := net.Listen("unix", serverSock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				io.Copy(c, c)
+				c.(*net.UnixConn).CloseWrite()
+			}()
+		}
+	}()
+	port, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := port.Addr().String()
+	port.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- (&Bridge{Listen: addr, TargetSocket: serverSock}).Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("front: %v", err)
+		}
+	})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("front never accepted: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	sock := start(t, addr)
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	payload := make([]byte, 8<<20)
+	rand.Read(payload)
+	go func() {
+		c.Write(payload)
+		c.(*net.UnixConn).CloseWrite()
+	}()
+	got, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, payload) {
+		t.Fatalf("stream changed through front and bridge: %d bytes back of %d", len(got), len(payload))
+	}
+}
+
+func TestBadAddressesAreRefused(t *testing.T) {
+	for _, b := range []*Bridge{{}, {Socket: "a.sock", Listen: "127.0.0.1:0", Target: "x:1"}, {Socket: "a.sock"},
+		{Socket: "a.sock", Target: "x:1", TargetSocket: "b.sock"}} {
+		if err := b.Serve(context.Background()); err == nil {
+			t.Errorf("%+v: served", b)
+		}
+	}
+}

@@ -3,35 +3,18 @@
 // use it like a sidecar:
 //
 //	cmp-bridge --socket /home/argocd/cmp-server/plugins/my-plugin-v1.0.sock --target my-plugin.argocd.svc:8080
+//
+// Turned around, it is the network front of a plugin whose server listens on
+// a unix socket (argocd-cmp-server in the plugin's own pod):
+//
+//	cmp-bridge --listen :8080 --target-socket /home/argocd/cmp-server/plugins/my-plugin-v1.0.sock
 package main
 
-import (
-	"context"
-	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/cmp-conformance/cmp-conformance/plugins/service/bridge"
-)
+import "github.com/cmp-conformance/cmp-conformance/plugins/service/bridge"
 
 func main() {
-	var b bridge.Bridge
-	flag.StringVar(&b.Socket, "socket", "", "unix socket to present, in the repo-server's plugin directory: <name>[-<version>].sock")
-	flag.StringVar(&b.Target, "target", "", "host:port of the plugin service")
-	flag.DurationVar(&b.DialTimeout, "dial-timeout", 0, "bound on connecting to the service (default 5s)")
-	flag.Parse()
-	if b.Socket == "" || b.Target == "" {
-		fmt.Fprintln(os.Stderr, "cmp-bridge: --socket and --target are required")
-		flag.Usage()
-		os.Exit(2)
-	}
-	b.Log = os.Stderr
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := b.Serve(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "cmp-bridge:", err)
-		os.Exit(1)
-	}
+	bridge.Main("cmp-bridge", `cmp-bridge forwards a config management plugin's gRPC connections, byte for byte.
+
+  repo-server side:  cmp-bridge --socket <plugins dir>/<name>-<version>.sock --target <service>:<port>
+  service side:      cmp-bridge --listen :<port> --target-socket <argocd-cmp-server's socket>`, nil)
 }
