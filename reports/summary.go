@@ -151,9 +151,18 @@ func writeResults(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 			b.WriteString("| ID | Title | Level | State | Duration | Note |\n|---|---|---|---|---:|---|\n")
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %ss | %s |\n", cell(res.ID), cell(res.Title), res.Level,
-			stateWord(res.State), secs(res.DurationSeconds), cell(res.Message))
+			stateWord(res.State), secs(res.DurationSeconds), cell(note(res)))
 	}
 	b.WriteString("\n")
+}
+
+// note is a result's observations, then its message.
+func note(res v1alpha1.Result) string {
+	parts := slices.Clone(res.Observations)
+	if res.Message != "" {
+		parts = append(parts, res.Message)
+	}
+	return strings.Join(parts, "; ")
 }
 
 func writeDivergences(b *strings.Builder, r *v1alpha1.ConformanceReport) {

@@ -35,7 +35,11 @@ func sampleReport() *v1alpha1.ConformanceReport {
 		Subject: v1alpha1.Subject{Plugins: []v1alpha1.Plugin{{Name: "my-plugin", Version: "v1", ConfigSHA256: "feedbeef"}}},
 		Profile: "standard",
 		Results: []v1alpha1.Result{
-			res("GEN-001", "generate", v1alpha1.LevelCore, v1alpha1.StatePassed, ""),
+			func() v1alpha1.Result {
+				r := res("GEN-001", "generate", v1alpha1.LevelCore, v1alpha1.StatePassed, "")
+				r.Observations = []string{"2 resources before, 2 after the fault"}
+				return r
+			}(),
 			res("GEN-002", "generate", v1alpha1.LevelCore, v1alpha1.StateFailed, coreFailure),
 			res("DIS-001", "discover", v1alpha1.LevelExtended, v1alpha1.StateNotSupported, "no discover rule | no match"),
 			res("PAR-001", "parameters", v1alpha1.LevelExtended, v1alpha1.StateSkipped, "needs GEN-002"),
@@ -198,6 +202,7 @@ func TestWrite(t *testing.T) {
 			"| Phase: argocd | 4.50 |",
 			"### generate\n",
 			"| GEN-002 | check GEN-002 | Core | failed | 0.25s | rendered manifests differ: |",
+			"| GEN-001 | check GEN-001 | Core | passed | 0.25s | 2 resources before, 2 after the fault |",
 			`| DIS-001 | check DIS-001 | Extended | not supported | 0.25s | no discover rule \| no match |`,
 			"## Divergences from the specification",
 			"[argoproj/argo-cd#8145](https://github.com/argoproj/argo-cd/issues/8145)",

@@ -155,6 +155,9 @@ type Result struct {
 	Message   string    `json:"message,omitempty"`
 	Upstream  []string  `json:"upstream,omitempty"`
 	StartedAt time.Time `json:"startedAt"`
+	// Observations are facts the check measured on the way, whatever its
+	// verdict: resource counts before and after a fault, for instance.
+	Observations []string `json:"observations,omitempty"`
 }
 
 // Divergence is the outcome of a Provisional check, listed separately so a
