@@ -57,9 +57,13 @@ conformance: tools
 ## test: unit tests, then the end-to-end self-test (every check against its broken witnesses).
 test: unit selftest
 
+# plugins/helm is its own module (built on the Helm SDK), plugins/helm/helm4
+# its Helm 4 build: both are tested here too.
 unit:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	cd plugins/helm && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd plugins/helm/helm4 && $(GO) vet -tags helm4 ./... && $(GO) test -count=1 -tags helm4 ./...
 
 selftest: tools
 	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
@@ -73,6 +77,7 @@ env-down: build
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
+	cd plugins/helm && $(GO) vet ./...
 
 clean:
 	rm -rf $(OUTPUT)

@@ -23,9 +23,12 @@ const modulePath = "github.com/cmp-conformance/cmp-conformance"
 // repository root.
 func referencePlugins() map[conformance.Role]string {
 	return map[conformance.Role]string{
-		conformance.RolePlain:         "plugins/plain",
-		conformance.RoleParameterized: "plugins/sidecar",
-		conformance.RoleFaultyDynamic: "plugins/faulty",
+		conformance.RolePlain:          "plugins/plain",
+		conformance.RoleParameterized:  "plugins/sidecar",
+		conformance.RoleFaultyDynamic:  "plugins/faulty",
+		conformance.RoleService:        "plugins/service",
+		conformance.RoleFaultyGenerate: "plugins/faulty-generate",
+		conformance.RoleHelm:           "plugins/helm",
 	}
 }
 
@@ -61,6 +64,14 @@ func buildPlugins(ctx context.Context, root, dir string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the plugin programs: %w\n%s", err, out)
 	}
+	// The Helm plugin is a module of its own (plugins/helm): it is built
+	// against the Helm SDK, whose dependencies stay out of this module.
+	helm := exec.CommandContext(ctx, "go", "build", "-o", dir+string(os.PathSeparator), "./cmd/cmp-helm", "./cmd/cmp-helm-broken")
+	helm.Dir = filepath.Join(root, "plugins", "helm")
+	helm.Env = cmd.Env
+	if out, err := helm.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the Helm plugin (plugins/helm): %w\n%s", err, out)
+	}
 	return nil
 }
 
@@ -70,6 +81,8 @@ type witness struct {
 	Role     conformance.Role `json:"role"`
 	MustFail []string         `json:"mustFail"`
 	Why      string           `json:"why"`
+	// Bridge replaces cmp-bridge for a service witness: program and arguments.
+	Bridge []string `json:"bridge,omitempty"`
 }
 
 // pluginPlan is what a run loads: every plugin folder, and the bindings.
@@ -96,6 +109,9 @@ func planPlugins(root string, overrides map[string]string, selfTest bool) (*plug
 		p, err := argocd.LoadPlugin(dir)
 		if err != nil {
 			return nil, err
+		}
+		if role == conformance.RoleService {
+			p.Service = &argocd.Service{}
 		}
 		main.Subjects[role] = conformance.Subject{Role: role, Plugin: p}
 		plan.Dirs = append(plan.Dirs, dir)
@@ -155,6 +171,12 @@ func loadWitness(file string) (conformance.Binding, string, error) {
 	p, err := argocd.LoadPlugin(dir)
 	if err != nil {
 		return conformance.Binding{}, "", err
+	}
+	switch {
+	case w.Role == conformance.RoleService:
+		p.Service = &argocd.Service{Bridge: w.Bridge}
+	case len(w.Bridge) > 0:
+		return conformance.Binding{}, "", fmt.Errorf("%s: bridge is for role %s only (role is %s)", file, conformance.RoleService, w.Role)
 	}
 	name := "broken/" + filepath.Base(dir)
 	return conformance.Binding{Name: name, Witness: true, MustFail: w.MustFail,

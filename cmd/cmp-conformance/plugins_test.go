@@ -121,10 +121,12 @@ func TestPlanPluginsErrors(t *testing.T) {
 	}{
 		{name: "self-test without witnesses", root: "fake", selfTest: true, want: "no witness under"},
 		{name: "self-test without a checkout", root: "", selfTest: true, want: "needs the repository checkout"},
-		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: faulty-dynamic, parameterized, plain)`},
+		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: faulty-dynamic, faulty-generate, helm, parameterized, plain, service)`},
 		{name: "override without plugin.yaml", root: "fake", overrides: map[string]string{"plain": "/nonexistent/plugin"}, want: "must hold plugin.yaml"},
 		{name: "bad witness", root: "fake", selfTest: true,
 			witnesses: map[string]string{"bad": "role: plain\nmustFail: [NOPE-001]\n"}, want: "NOPE-001, which is not a check"},
+		{name: "bridge for a sidecar role", root: "fake", selfTest: true,
+			witnesses: map[string]string{"bad": "role: plain\nbridge: [cmp-broken-bridge]\nmustFail: [SMOKE-001]\n"}, want: "bridge is for role service only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,7 +180,7 @@ func TestLoadWitnessRejects(t *testing.T) {
 	tests := []struct {
 		name, witness, want string
 	}{
-		{name: "unknown role", witness: "role: helm\nmustFail: [SMOKE-001]\n", want: `unknown role "helm"`},
+		{name: "unknown role", witness: "role: kustomize\nmustFail: [SMOKE-001]\n", want: `unknown role "kustomize"`},
 		{name: "no role", witness: "mustFail: [SMOKE-001]\n", want: `unknown role ""`},
 		{name: "unknown field", witness: "role: plain\nmustFail: [SMOKE-001]\nmustPass: [SMOKE-002]\n", want: `unknown field "mustPass"`},
 		{name: "not a check", witness: "role: plain\nmustFail: [SMOKE-001, SMOKE-999]\n", want: "mustFail names SMOKE-999, which is not a check"},
@@ -260,4 +262,32 @@ func referenceDirs(root string) []string {
 		out = append(out, filepath.Join(root, referencePlugins()[r]))
 	}
 	return out
+}
+
+// The service role is served over the network; a service witness may name
+// its own bridge, and every other plugin is a sidecar.
+func TestPlanPluginsServiceRole(t *testing.T) {
+	root := fakeRepo(t, map[string]string{
+		"cut": "role: service\nbridge: [cmp-broken-bridge, --fault, truncate]\nmustFail: [SVC-001]\n",
+	})
+	plan, err := planPlugins(root, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plan.Plugins {
+		switch p.Name {
+		case "cmp-service":
+			if p.Service == nil || len(p.Service.Bridge) != 0 {
+				t.Errorf("reference service plugin: Service = %+v, want served through cmp-bridge", p.Service)
+			}
+		case "broken-cut":
+			if p.Service == nil || !slices.Equal(p.Service.Bridge, []string{"cmp-broken-bridge", "--fault", "truncate"}) {
+				t.Errorf("service witness: Service = %+v, want its own bridge", p.Service)
+			}
+		default:
+			if p.Service != nil {
+				t.Errorf("%s is served over the network, want a sidecar", p.Name)
+			}
+		}
+	}
 }

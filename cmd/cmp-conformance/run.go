@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -161,7 +162,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	}
 	dslEnv := dsl.NewEnv(dsl.Env{Apps: apps, Kube: kc, Clientset: cs, Git: env.Git,
 		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
-		CLIPath:   env.Tools.Binaries[toolchain.ArgoCD].Path,
+		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD,
 		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: token})
 	var recErr error
 	err = conformance.Register(conformance.Config{
@@ -222,9 +223,34 @@ func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 	}
 	rep.Environment.ArgoCDVersion = env.Tools.ArgoCDVersion
 	rep.Environment.Notes = append(rep.Environment.Notes, env.Tools.Notes...)
+	if note := helmSDKNote(env); note != "" {
+		rep.Environment.Notes = append(rep.Environment.Notes, note)
+	}
 	for _, b := range env.Tools.Ordered() {
 		rep.Environment.Binaries = append(rep.Environment.Binaries, v1alpha1.Binary{Name: b.Name, Version: b.Version, SHA256: b.SHA256, Source: b.Source, Path: b.Path})
 	}
+}
+
+// helmSDKNote says which Helm SDK the Helm plugin was built on, and whether
+// it is the Helm that this Argo CD version pins (the HELM checks compare the
+// plugin with that Helm).
+func helmSDKNote(env *environment.Environment) string {
+	native, ok := env.Tools.Binaries[toolchain.Helm]
+	if !ok {
+		return ""
+	}
+	for _, dir := range env.Config.PluginPath {
+		out, err := exec.Command(filepath.Join(dir, "cmp-helm"), "version").Output()
+		if err != nil {
+			continue
+		}
+		sdk := strings.TrimPrefix(strings.TrimSpace(string(out)), "helm ")
+		if sdk == native.Version {
+			return fmt.Sprintf("the Helm plugin is built on Helm SDK %s, the Helm Argo CD %s pins", sdk, env.Tools.ArgoCDVersion)
+		}
+		return fmt.Sprintf("the Helm plugin is built on Helm SDK %s, but Argo CD %s pins Helm %s: HELM checks compare the two", sdk, env.Tools.ArgoCDVersion, native.Version)
+	}
+	return ""
 }
 
 // reproduce is the command that runs the same thing again, with the version

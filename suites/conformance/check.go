@@ -68,6 +68,14 @@ const (
 	// RoleFaultyDynamic has a dynamic announcement command that misbehaves in
 	// the way its "mode" parameter asks: fail, invalid-json, nameless.
 	RoleFaultyDynamic Role = "faulty-dynamic"
+	// RoleService is the parameterized contract served over the network: a
+	// plugin service reached through cmp-bridge (plugins/service).
+	RoleService Role = "service"
+	// RoleFaultyGenerate generates like the plain plugin until its source
+	// holds a file cmp-fault naming a fault: hang, crash, invalid-yaml, huge.
+	RoleFaultyGenerate Role = "faulty-generate"
+	// RoleHelm renders Helm charts as native Helm does (plugins/helm).
+	RoleHelm Role = "helm"
 )
 
 // Check is one conformance check. Its ID is stable forever: reports, skip

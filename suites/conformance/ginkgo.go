@@ -41,6 +41,27 @@ type outcome struct {
 
 const outcomeEntry = "cmp-conformance outcome"
 
+// observationEntry carries a fact a check measured on the way (resource
+// counts around a fault, ...): the report keeps it whatever the verdict.
+const observationEntry = "cmp-conformance observation"
+
+// observe records an observation of the running check.
+func observe(format string, args ...any) {
+	ginkgo.AddReportEntry(observationEntry, fmt.Sprintf(format, args...))
+}
+
+func observations(r ginkgo.SpecReport) []string {
+	var out []string
+	for _, e := range r.ReportEntries {
+		if e.Name == observationEntry {
+			if v, ok := e.GetRawValue().(string); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
 // mismatchPrefix starts the failure of a witness spec that disagreed.
 const mismatchPrefix = "self-test mismatch: witness"
 
@@ -164,7 +185,7 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 	c := info.check
 	cfg.Record(v1alpha1.Result{ID: c.ID, Title: c.Title, Area: string(c.Area), Level: c.Level, State: state,
 		DurationSeconds: r.RunTime.Seconds(), Attempts: r.NumAttempts, Message: msg, Upstream: c.Upstream,
-		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond)})
+		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r)})
 }
 
 const interruptedPrefix = "interrupted before it finished"

@@ -2,6 +2,10 @@ package conformance
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/Masterminds/semver/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -77,4 +81,37 @@ var pruneFailingPlugin = Check{
 			ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-keep", nil)).
 			ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-drop", nil))
 	},
+}
+
+var pruneTracking = Check{
+	ID: "PRUNE-004", Title: "every resource the plugin makes carries Argo CD's tracking metadata (the version's default method)",
+	Area: Pruning, Level: Core, Versions: ">=2.3.0", Requires: []Feature{Discovery}, Roles: []Role{RolePlain},
+	Upstream: []string{"argoproj/argo-cd#8243", "argoproj/argo-cd#8367"},
+	Test: func(ctx context.Context, s *Suite) {
+		synced := syncedPruneApp(ctx, s, "prune-track")
+		app := synced.Actions().Context().Name()
+		for _, name := range []string{"prune-keep", "prune-drop"} {
+			synced.ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", name, func(obj *unstructured.Unstructured) error {
+				return tracked(s.ArgoCDVersion, app, obj)
+			}))
+		}
+	},
+}
+
+// tracked checks obj carries the tracking metadata of the version's default
+// method: the annotation argocd.argoproj.io/tracking-id from v3.0, the label
+// app.kubernetes.io/instance before (argo-cd docs, resource tracking).
+func tracked(version, app string, obj *unstructured.Unstructured) error {
+	if v, err := semver.NewVersion(version); err == nil && v.Major() < 3 {
+		if got := obj.GetLabels()["app.kubernetes.io/instance"]; got != app {
+			return fmt.Errorf("label app.kubernetes.io/instance is %q, want %q (Argo CD %s tracks by label)", got, app, version)
+		}
+		return nil
+	}
+	gvk := obj.GroupVersionKind()
+	want := fmt.Sprintf("%s:%s/%s:%s/%s", app, gvk.Group, gvk.Kind, obj.GetNamespace(), obj.GetName())
+	if got := obj.GetAnnotations()["argocd.argoproj.io/tracking-id"]; got != want {
+		return fmt.Errorf("annotation argocd.argoproj.io/tracking-id is %q, want %q (Argo CD %s tracks by annotation)", got, want, version)
+	}
+	return nil
 }

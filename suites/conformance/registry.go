@@ -10,7 +10,11 @@ func All() []Check {
 		envParametersJSON, envParamNames, envEscaping, envCollision, envAllKinds,
 		envPluginEnv, envBuildEnv, envEmptyValues, envBuildEnvWins,
 		secHostileValues, secLargeValue,
-		pruneCascadeDelete, pruneDroppedResource, pruneFailingPlugin,
+		pruneCascadeDelete, pruneDroppedResource, pruneFailingPlugin, pruneTracking,
 		localServerSideDiff, localClientSideDiff, localSync,
+		svcAnnouncements, svcDynamicParameters, svcEscaping, svcBuildEnv, svcHostile, svcCascadeDelete, svcPrune,
+		svcRestart, svcNativeDiscovery,
+		faultHang, faultCrash, faultInvalidYAML, faultHuge,
+		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 	}
 }

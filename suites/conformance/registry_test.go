@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -26,7 +27,7 @@ func TestRegistry(t *testing.T) {
 		Local: true, Service: true, Faults: true, Helm: true, Upgrade: true}
 	levels := map[v1alpha1.Level]bool{Core: true, Extended: true, Provisional: true}
 	features := map[Feature]bool{Discovery: true, StaticParameters: true, DynamicParameters: true}
-	roles := map[Role]bool{RolePlain: true, RoleParameterized: true, RoleFaultyDynamic: true}
+	roles := map[Role]bool{RolePlain: true, RoleParameterized: true, RoleFaultyDynamic: true, RoleService: true, RoleFaultyGenerate: true, RoleHelm: true}
 	seen := map[string]bool{}
 	for i, c := range all {
 		if !checkID.MatchString(c.ID) {
@@ -85,24 +86,42 @@ func TestRegistryIsFresh(t *testing.T) {
 	}
 }
 
-// The parameterized role's static contract and the reference plugin's
+// The parameterized role's static contract and the reference plugins'
 // plugin.yaml must say the same thing: ANN-001 judges Argo CD by the contract.
-func TestStaticContractMatchesReferencePlugin(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "plugins", "sidecar", "plugin.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg struct {
+// The service plugin is the sidecar plugin under another name: apart from
+// its name and discovery marker, the two files must be the same.
+func TestStaticContractMatchesReferencePlugins(t *testing.T) {
+	type config struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
 		Spec struct {
+			Discover struct {
+				FileName string `json:"fileName"`
+			} `json:"discover"`
 			Parameters struct {
 				Static []Announcement `json:"static"`
 			} `json:"parameters"`
 		} `json:"spec"`
 	}
-	if err := yaml.Unmarshal(data, &cfg); err != nil {
-		t.Fatal(err)
+	var stripped []string
+	for _, plugin := range []string{"sidecar", "service"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "plugins", plugin, "plugin.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg config
+		if err := yaml.Unmarshal(data, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := cfg.Spec.Parameters.Static, StaticContract(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("plugins/%s/plugin.yaml static = %+v\nwant the contract %+v", plugin, got, want)
+		}
+		body := string(data[strings.Index(string(data), "apiVersion:"):])
+		body = strings.Replace(body, cfg.Metadata.Name, "NAME", 1)
+		stripped = append(stripped, strings.Replace(body, cfg.Spec.Discover.FileName, "MARKER", 1))
 	}
-	if got, want := cfg.Spec.Parameters.Static, StaticContract(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("plugins/sidecar/plugin.yaml static = %+v\nwant the contract %+v", got, want)
+	if stripped[0] != stripped[1] {
+		t.Errorf("plugins/service/plugin.yaml differs from plugins/sidecar/plugin.yaml beyond name and marker")
 	}
 }

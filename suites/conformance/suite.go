@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -100,6 +101,16 @@ func (s *Suite) Plugin(role Role) argocd.Plugin {
 		panic(fmt.Sprintf("binding %s has no plugin for role %s", s.binding.Name, role))
 	}
 	return sub.Plugin
+}
+
+// standIn returns the suite in which role's plugin is sub's: a check written
+// for one role runs against another plugin that keeps the same contract
+// (the parameterized contract, served over the network).
+func (s *Suite) standIn(role, sub Role) *Suite {
+	b := s.binding
+	b.Subjects = maps.Clone(b.Subjects)
+	b.Subjects[role] = b.Subjects[sub]
+	return &Suite{Env: s.Env, ArgoCDVersion: s.ArgoCDVersion, binding: b}
 }
 
 // Given starts a spec.

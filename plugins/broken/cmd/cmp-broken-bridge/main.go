@@ -1,7 +1,7 @@
 // Command cmp-broken-bridge is cmp-bridge with a fault, for the witnesses of
 // the SVC checks:
 //
-//	--fault truncate  forwards the first 2 KiB the service sends on each
+//	--fault truncate  forwards the first 1 KiB the service sends on each
 //	                  connection, then drops the connection: every stream is
 //	                  cut short, as by a proxy with a tiny buffer limit.
 //	--fault give-up   once a dial to the service fails, never dials again:
@@ -19,7 +19,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/plugins/service/bridge"
 )
 
-const truncateAfter = 2048
+const truncateAfter = 1024
 
 func main() {
 	bridge.Main("cmp-broken-bridge", "cmp-broken-bridge: cmp-bridge with a --fault (truncate, give-up), for the self-test.", func(fs *flag.FlagSet) func(*bridge.Bridge) error {

@@ -20,6 +20,10 @@ func main() {
 	for name, f := range pruneModes() {
 		modes[name] = f
 	}
+	for name, f := range faultModes() {
+		modes[name] = f
+	}
+	modes["generate-out-of-band"] = generateOutOfBand
 	if mode, ok := modes[os.Args[1]]; ok {
 		if err := mode(); err != nil {
 			fmt.Fprintln(os.Stderr, "cmp-broken:", err)

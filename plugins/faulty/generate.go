@@ -1,0 +1,96 @@
+package faulty
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
+)
+
+// FaultFile, in the application folder, names the fault generate commits.
+const FaultFile = "cmp-fault"
+
+// Faults generate can commit.
+const (
+	// FaultHang prints nothing and never exits.
+	FaultHang = "hang"
+	// FaultCrash prints the first resource, then is killed by a signal, as
+	// by the OOM killer.
+	FaultCrash = "crash"
+	// FaultInvalidYAML prints a valid resource, then YAML that does not parse.
+	FaultInvalidYAML = "invalid-yaml"
+	// FaultHuge prints more than Argo CD carries: one ConfigMap of HugeBytes
+	// (the CMP gRPC limit, ARGOCD_GRPC_MAX_SIZE_MB, defaults to 100 MiB).
+	FaultHuge = "huge"
+)
+
+// HugeBytes is the size of the huge fault's ConfigMap value.
+const HugeBytes = 101 << 20
+
+// ReadFault returns the fault dir's FaultFile names ("" for none).
+func ReadFault(dir string) (string, error) {
+	data, err := os.ReadFile(dir + "/" + FaultFile)
+	if os.IsNotExist(err) {
+		return "", nil
+	}
+	return strings.TrimSpace(string(data)), err
+}
+
+// Generate renders dir like the plain plugin, or commits the fault its
+// FaultFile names. hang and crash are given by the caller (they act on the
+// process); the others are written to w.
+func Generate(dir string, w io.Writer, hang, crash func()) error {
+	fault, err := ReadFault(dir)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := plain.Generate(dir, &out); err != nil {
+		return err
+	}
+	switch fault {
+	case "":
+		_, err := w.Write(out.Bytes())
+		return err
+	case FaultHang:
+		hang()
+		return nil
+	case FaultCrash:
+		if _, err := io.WriteString(w, FirstDocument(out.String())); err != nil {
+			return err
+		}
+		crash()
+		return nil
+	case FaultInvalidYAML:
+		_, err := io.WriteString(w, FirstDocument(out.String())+"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: [unclosed\n")
+		return err
+	case FaultHuge:
+		if _, err := io.WriteString(w, out.String()+"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: huge\ndata:\n  huge: "); err != nil {
+			return err
+		}
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for i := 0; i < HugeBytes>>20; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return err
+			}
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	default:
+		return fmt.Errorf("%s names an unknown fault %q (want %s, %s, %s or %s)", FaultFile, fault, FaultHang, FaultCrash, FaultInvalidYAML, FaultHuge)
+	}
+}
+
+// FirstDocument is the first non-empty document of a multi-document YAML
+// stream, with its separator.
+func FirstDocument(stream string) string {
+	for _, d := range strings.Split(stream, "---\n") {
+		if strings.TrimSpace(d) != "" {
+			return "---\n" + d
+		}
+	}
+	return ""
+}

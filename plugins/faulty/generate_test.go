@@ -1,0 +1,63 @@
+package faulty
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+func appDir(t *testing.T, fault string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+		"b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fault != "" {
+		if err := os.WriteFile(filepath.Join(dir, FaultFile), []byte(fault+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func generate(t *testing.T, fault string) (out string, hung, crashed bool, err error) {
+	t.Helper()
+	var b bytes.Buffer
+	err = Generate(appDir(t, fault), &b, func() { hung = true }, func() { crashed = true })
+	return b.String(), hung, crashed, err
+}
+
+func TestGenerateFaults(t *testing.T) {
+	out, hung, crashed, err := generate(t, "")
+	if err != nil || hung || crashed || strings.Count(out, "kind: ConfigMap") != 2 {
+		t.Fatalf("no fault: %q %v %v %v", out, hung, crashed, err)
+	}
+	if out, hung, _, _ := generate(t, FaultHang); !hung || out != "" {
+		t.Errorf("hang: hung %v, printed %q", hung, out)
+	}
+	if out, _, crashed, _ := generate(t, FaultCrash); !crashed || strings.Count(out, "kind: ConfigMap") != 1 {
+		t.Errorf("crash: crashed %v after printing %q (want one resource first)", crashed, out)
+	}
+	out, _, _, err = generate(t, FaultInvalidYAML)
+	docs := strings.Split(out, "---\n")
+	var obj map[string]any
+	if err != nil || yaml.Unmarshal([]byte(docs[len(docs)-1]), &obj) == nil {
+		t.Errorf("invalid-yaml: last document parses (err %v): %q", err, out)
+	}
+	out, _, _, err = generate(t, FaultHuge)
+	if err != nil || len(out) < HugeBytes {
+		t.Errorf("huge: %d bytes (err %v), want more than %d", len(out), err, HugeBytes)
+	}
+	if _, _, _, err := generate(t, "explode"); err == nil || !strings.Contains(err.Error(), "unknown fault") {
+		t.Errorf("unknown fault: %v", err)
+	}
+}

@@ -1,0 +1,92 @@
+package conformance
+
+import (
+	"context"
+	"regexp"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/gitserver"
+	"github.com/cmp-conformance/cmp-conformance/plugins/faulty"
+)
+
+// The FAULT family: whatever a plugin does wrong (hang, crash, garbage, too
+// much), the user sees an error on the Application, a sync with prune takes
+// nothing away, the next check still runs, and once the fault is gone the
+// application recovers. Each check counts the application's resources before
+// and after the fault (reported as observations).
+
+// faultCheck is the shared shape: sync the prune fixture through the faulty
+// plugin, commit the fault, refresh, expect the error, sync with prune,
+// expect every resource untouched; then remove the fault and expect Synced.
+func faultCheck(id, fault, title string, surfaces *regexp.Regexp, upstream ...string) Check {
+	return Check{ID: id, Title: title, Area: Faults, Level: Core, Versions: ">=2.6.0",
+		Requires: []Feature{Discovery}, Roles: []Role{RoleFaultyGenerate}, Upstream: upstream,
+		Test: func(ctx context.Context, s *Suite) {
+			c := s.DiscoveredBy(s.Given(ctx).NamePrefix("fault-"+fault).Path("prune-app"), RoleFaultyGenerate)
+			synced := expectSyncedThroughPlugin(s, c).
+				ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-keep", nil)).
+				ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-drop", nil))
+			before := inventory(synced)
+			ginkgo.By("committing the fault " + fault)
+			start := time.Now()
+			faulted := synced.When().
+				Push(gitserver.Change{Message: "fault: " + fault, Files: map[string][]byte{faulty.FaultFile: []byte(fault + "\n")}}).
+				Refresh(true).
+				Then().Expect(dsl.NoActionError()).
+				ExpectWithin(s.Env.Timeouts.Fault, dsl.ErrorSurfaces("ComparisonError", surfaces)).
+				And(func(app *v1alpha1.Application) {
+					observe("error shown %.1fs after the fault was pushed: %s", time.Since(start).Seconds(), shortened(conditionMessage(app, "ComparisonError")))
+				}).
+				When().Sync(true).
+				// A sync with prune is what could cost resources; it is judged
+				// once over (or refused).
+				Then().ExpectWithin(s.Env.Timeouts.Fault, dsl.OperationFinished())
+			expectUnchanged(faulted, before, "after the fault and a sync with prune")
+			ginkgo.By("removing the fault")
+			recovered := faulted.When().
+				Push(gitserver.Change{Message: "no fault", Delete: []string{faulty.FaultFile}}).Refresh(true).
+				Then().Expect(dsl.NoActionError()).
+				ExpectWithin(s.Env.Timeouts.Refresh, dsl.NoCondition("ComparisonError")).
+				ExpectWithin(s.Env.Timeouts.Refresh, dsl.SyncStatusIs("Synced"))
+			expectUnchanged(recovered, before, "once the fault was removed")
+		}}
+}
+
+// conditionMessage is the message of app's first condType condition.
+func conditionMessage(app *v1alpha1.Application, condType string) string {
+	for _, c := range app.Status.Conditions {
+		if c.Type == condType {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// shortened keeps a message short enough for a report's observations.
+func shortened(msg string) string {
+	if len(msg) > 400 {
+		return msg[:400] + "..."
+	}
+	return msg
+}
+
+var (
+	faultHang = faultCheck("FAULT-001", faulty.FaultHang,
+		"a plugin that hangs past the timeout: the error surfaces, nothing is pruned, the application recovers",
+		// Argo CD v3.2 says only "signal: terminated" (or "killed"): the cmp-server ends the
+		// command when the request's deadline passes (#20577).
+		regexp.MustCompile(`(?i)deadline exceeded|context canceled|timed? ?out|timeout|signal: (killed|terminated)`), "argoproj/argo-cd#20577")
+	faultCrash = faultCheck("FAULT-002", faulty.FaultCrash,
+		"a plugin killed by a signal after printing part of its output: the part is never applied, nothing is pruned",
+		regexp.MustCompile(`(?i)signal: killed|killed|exit status`))
+	faultInvalidYAML = faultCheck("FAULT-003", faulty.FaultInvalidYAML,
+		"a plugin that prints invalid YAML: the error surfaces, nothing is pruned, the application recovers",
+		regexp.MustCompile(`(?i)yaml|json|unmarshal|parse`))
+	faultHuge = faultCheck("FAULT-004", faulty.FaultHuge,
+		"a plugin that prints more than Argo CD carries (over 100 MiB): the error surfaces, nothing is pruned",
+		regexp.MustCompile(`(?i)larger than max|resourceexhausted|too large|max(imum)? .*size`), "argoproj/argo-cd#17728")
+)

@@ -1,0 +1,113 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+)
+
+// normalizedManifests are an application's generated manifests with what
+// differs between two applications of the same source taken out: Argo CD's
+// tracking metadata, and the application's name (also its release name and
+// namespace), which becomes APP. They are YAML, sorted.
+func normalizedManifests(c *dsl.Consequences, app string) []string {
+	ginkgo.GinkgoHelper()
+	raw, err := c.Manifests(true)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "manifests of %s", app)
+	out := make([]string, 0, len(raw))
+	for _, m := range raw {
+		obj := map[string]any{}
+		gomega.Expect(json.Unmarshal([]byte(m), &obj)).To(gomega.Succeed())
+		if meta, ok := obj["metadata"].(map[string]any); ok {
+			dropKey(meta, "annotations", "argocd.argoproj.io/tracking-id")
+			dropKey(meta, "labels", "app.kubernetes.io/instance")
+		}
+		data, err := yaml.Marshal(obj)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		out = append(out, strings.ReplaceAll(string(data), app, "APP"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func dropKey(meta map[string]any, field, key string) {
+	m, ok := meta[field].(map[string]any)
+	if !ok {
+		return
+	}
+	delete(m, key)
+	if len(m) == 0 {
+		delete(meta, field)
+	}
+}
+
+// manifestDiff is "" when want and got hold the same objects.
+func manifestDiff(want, got []string) string {
+	return cmp.Diff(want, got)
+}
+
+// configMapData is the data of the ConfigMap named name among manifests.
+func configMapData(manifests []string, name string) map[string]string {
+	ginkgo.GinkgoHelper()
+	for _, m := range manifests {
+		var obj struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Data map[string]string `json:"data"`
+		}
+		gomega.Expect(yaml.Unmarshal([]byte(m), &obj)).To(gomega.Succeed())
+		if obj.Kind == "ConfigMap" && obj.Metadata.Name == name {
+			return obj.Data
+		}
+	}
+	ginkgo.Fail(fmt.Sprintf("no ConfigMap %s rendered", name))
+	return nil
+}
+
+// generationRounds is how many times each way is timed.
+const generationRounds = 20
+
+// timeGeneration measures manifest generation (GET .../manifests, no cache:
+// argocd-server, repo-server, then native helm or the plugin) for the native
+// and the plugin application, alternating, and reports median and p95 of
+// each and their ratio.
+func timeGeneration(native, plugin *dsl.Consequences) {
+	ginkgo.GinkgoHelper()
+	var n, p []time.Duration
+	for range generationRounds {
+		for _, side := range []struct {
+			c   *dsl.Consequences
+			out *[]time.Duration
+		}{{native, &n}, {plugin, &p}} {
+			start := time.Now()
+			_, err := side.c.Manifests(true)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			*side.out = append(*side.out, time.Since(start))
+		}
+	}
+	nm, np := percentile(n, 50), percentile(n, 95)
+	pm, pp := percentile(p, 50), percentile(p, 95)
+	observe("manifest generation over %d uncached rounds each: native Helm median %s p95 %s; Helm plugin median %s p95 %s; plugin/native median ratio %.2f",
+		generationRounds, ms(nm), ms(np), ms(pm), ms(pp), float64(pm)/float64(nm))
+}
+
+// percentile is the nearest-rank percentile of d.
+func percentile(d []time.Duration, pct int) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	rank := (pct*len(s) + 99) / 100
+	return s[max(rank, 1)-1]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0fms", float64(d.Microseconds())/1000) }

@@ -1,0 +1,144 @@
+package conformance
+
+import (
+	"context"
+	"net"
+	"regexp"
+	"strconv"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+)
+
+// The SVC family: a plugin served over the network (proposal: plugins as
+// services, shared/seeds 004) "would be indistinguishable from the deployment
+// as a sidecar". Released Argo CD reaches it through cmp-bridge; the
+// parameterized contract's checks are run again through that path, and an
+// outage of the service must cost nothing.
+
+var svcUpstream = []string{"argoproj/argo-cd#14132"}
+
+// throughNetwork is base, run against the network-served plugin in base's role.
+func throughNetwork(id string, base Check) Check {
+	return Check{ID: id, Title: base.Title + ", through the network path", Area: Service, Level: Core,
+		Requires: base.Requires, Versions: base.Versions, Roles: []Role{RoleService},
+		Upstream: append(append([]string{}, svcUpstream...), base.Upstream...),
+		Test:     func(ctx context.Context, s *Suite) { base.Test(ctx, s.standIn(base.Roles[0], RoleService)) }}
+}
+
+// The network variants: announcements (static, dynamic, with the current
+// parameters), the environment (escaping, build variables), hostile values,
+// and both ways resources leave (cascade deletion, pruning).
+var (
+	svcAnnouncements     = throughNetwork("SVC-001", annBoth)
+	svcDynamicParameters = throughNetwork("SVC-002", annDynamicGetsParameters)
+	svcEscaping          = throughNetwork("SVC-003", envEscaping)
+	svcBuildEnv          = throughNetwork("SVC-004", envBuildEnv)
+	svcHostile           = throughNetwork("SVC-005", secHostileValues)
+	svcCascadeDelete     = throughNetwork("SVC-006", pruneCascadeDelete)
+	svcPrune             = throughNetwork("SVC-007", pruneDroppedResource)
+)
+
+// pluginDown is how Argo CD says a plugin did not answer: no socket ("could
+// not find cmp-server plugin", "couldn't" before v3.2, #24022), or, through
+// a bridge whose service is down, a connection that closes until the
+// request's deadline passes.
+var pluginDown = regexp.MustCompile(`(?i)find cmp-server plugin with name|deadline ?exceeded|unavailable|connection|rst_stream|EOF`)
+
+var svcRestart = Check{
+	ID: "SVC-008", Title: "the plugin service going down costs no resource, and once it is back the next refresh succeeds",
+	Area: Service, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleService}, Upstream: svcUpstream,
+	Test: func(ctx context.Context, s *Suite) {
+		p := s.Plugin(RoleService)
+		gomega.Expect(s.Env.Services).NotTo(gomega.BeNil(), "this runtime cannot restart plugin services")
+		// Named, not discovered: with discovery, a plugin that does not answer
+		// is skipped and Argo CD falls back to rendering the folder itself
+		// (util/app/discovery.Discover), which is another question.
+		// Named and marked: a named plugin that declares discovery must
+		// also match the source.
+		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("svc-restart").Path("prune-app").Plugin(p.FullName()), RoleService)
+		synced := expectSyncedThroughPlugin(s, c).
+			ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-drop", nil))
+		before := inventory(synced)
+		ginkgo.DeferCleanup(func(ctx context.Context) {
+			// Never leave the service down for the checks after this one
+			// (an error: it was running already).
+			_ = s.Env.Services.StartService(ctx, p.FullName())
+		})
+		down := synced.When().StopPluginService(p.FullName()).Refresh(true).
+			Then().Expect(dsl.NoActionError()).
+			ExpectWithin(s.Env.Timeouts.Refresh, dsl.ConditionMatches("ComparisonError", pluginDown)).
+			And(func(app *v1alpha1.Application) {
+				observe("error shown while down: %s", shortened(conditionMessage(app, "ComparisonError")))
+			}).
+			When().Sync(true).
+			Then().ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationFinished())
+		expectUnchanged(down, before, "while the plugin service was down")
+		back := down.When().StartPluginService(p.FullName()).Refresh(true).
+			Then().Expect(dsl.NoActionError()).
+			ExpectWithin(s.Env.Timeouts.Refresh, dsl.NoCondition("ComparisonError")).
+			ExpectWithin(s.Env.Timeouts.Refresh, dsl.SyncStatusIs("Synced"))
+		expectUnchanged(back, before, "after the plugin service came back")
+	},
+}
+
+// PluginServiceLabel marks a Service as a plugin in proposal 004.
+const PluginServiceLabel = "argocd.argoproj.io/plugin"
+
+var svcNativeDiscovery = Check{
+	ID: "SVC-009", Title: "a Service labelled argocd.argoproj.io/plugin: \"true\" is found and used without a bridge",
+	Area: Service, Level: Provisional, Versions: ">=2.6.0", Roles: []Role{RoleService},
+	// Provisional: proposal 004's native discovery; PR #16852 is not merged.
+	// The embedded runtime points the Service at the plugin's address with
+	// ExternalName; a repo-server that resolved cluster DNS would need kind.
+	Upstream: []string{"argoproj/argo-cd#14132", "argoproj/argo-cd#16852"},
+	Test: func(ctx context.Context, s *Suite) {
+		p := s.Plugin(RoleService)
+		gomega.Expect(s.Env.Services).NotTo(gomega.BeNil(), "this runtime cannot detach a plugin's bridge")
+		addr, err := s.Env.Services.ServiceAddress(p.FullName())
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "plugin %s is not network-served", p.FullName())
+		_, port, err := net.SplitHostPort(addr)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		portNum, err := strconv.Atoi(port)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: dsl.UniqueName("plugin"), Namespace: s.Env.ArgoCDNamespace,
+				Labels: map[string]string{PluginServiceLabel: "true"}},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
+				Ports: []corev1.ServicePort{{Name: "grpc", Port: int32(portNum)}}},
+		}
+		_, err = s.Env.Clientset.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "creating Service %s", svc.Name)
+		ginkgo.DeferCleanup(func(ctx context.Context) {
+			_ = s.Env.Clientset.CoreV1().Services(svc.Namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{})
+		})
+		// Without its bridge, only the Service can lead Argo CD to the plugin.
+		gomega.Expect(s.Env.Services.DetachBridge(p.FullName())).To(gomega.Succeed())
+		ginkgo.DeferCleanup(func(ctx context.Context) { _ = s.Env.Services.AttachBridge(ctx, p.FullName()) })
+		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("svc-native").Path("prune-app").Plugin(p.FullName()), RoleService)
+		expectSyncedThroughPlugin(s, c).
+			ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-keep", nil))
+	},
+}
+
+// inventory is what a spec's namespace holds that a fault must not touch.
+func inventory(c *dsl.Consequences) dsl.Inventory {
+	ginkgo.GinkgoHelper()
+	inv, err := c.Inventory([2]string{"v1", "ConfigMap"})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return inv
+}
+
+// expectUnchanged fails when a resource was lost, recreated or added since
+// before, and reports the counts either way.
+func expectUnchanged(c *dsl.Consequences, before dsl.Inventory, when string) {
+	ginkgo.GinkgoHelper()
+	now := inventory(c)
+	observe("%d ConfigMaps in the application's namespace before, %d %s", len(before), len(now), when)
+	gomega.Expect(before.Diff(now)).To(gomega.BeEmpty(), "resources changed %s", when)
+}
