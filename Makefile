@@ -4,7 +4,7 @@
 #
 # Binaries (argocd, kube-*, etcd, kwok, helm, kustomize) are cached under
 # $XDG_CACHE_HOME/cmp-conformance (default ~/.cache): a first run builds them
-# from source through the Go module proxy (about 40 minutes on 2 cores), later
+# from source through the Go module proxy (17 to 27 minutes on 2 cores), later
 # runs reuse them.
 
 SHELL := /bin/bash
