@@ -22,6 +22,9 @@ const (
 	FaultCrash = "crash"
 	// FaultInvalidYAML prints a valid resource, then YAML that does not parse.
 	FaultInvalidYAML = "invalid-yaml"
+	// FaultEmpty prints nothing and exits 0: a failing pipeline without
+	// pipefail (argo-cd#15339).
+	FaultEmpty = "empty"
 	// FaultHuge prints more than Argo CD carries: one ConfigMap of HugeBytes
 	// (the CMP gRPC limit, ARGOCD_GRPC_MAX_SIZE_MB, defaults to 100 MiB).
 	FaultHuge = "huge"
@@ -64,6 +67,8 @@ func Generate(dir string, w io.Writer, hang, crash func()) error {
 		}
 		crash()
 		return nil
+	case FaultEmpty:
+		return nil
 	case FaultInvalidYAML:
 		_, err := io.WriteString(w, FirstDocument(out.String())+"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: [unclosed\n")
 		return err
@@ -80,7 +85,7 @@ func Generate(dir string, w io.Writer, hang, crash func()) error {
 		_, err := io.WriteString(w, "\n")
 		return err
 	default:
-		return fmt.Errorf("%s names an unknown fault %q (want %s, %s, %s or %s)", FaultFile, fault, FaultHang, FaultCrash, FaultInvalidYAML, FaultHuge)
+		return fmt.Errorf("%s names an unknown fault %q (want %s, %s, %s, %s or %s)", FaultFile, fault, FaultHang, FaultCrash, FaultEmpty, FaultInvalidYAML, FaultHuge)
 	}
 }
 

@@ -47,6 +47,9 @@ func TestGenerateFaults(t *testing.T) {
 	if out, _, crashed, _ := generate(t, FaultCrash); !crashed || strings.Count(out, "kind: ConfigMap") != 1 {
 		t.Errorf("crash: crashed %v after printing %q (want one resource first)", crashed, out)
 	}
+	if out, hung, crashed, err := generate(t, FaultEmpty); out != "" || hung || crashed || err != nil {
+		t.Errorf("empty: printed %q (hung %v, crashed %v, err %v), want nothing and success", out, hung, crashed, err)
+	}
 	out, _, _, err = generate(t, FaultInvalidYAML)
 	docs := strings.Split(out, "---\n")
 	var obj map[string]any

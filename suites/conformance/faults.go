@@ -23,7 +23,7 @@ import (
 // plugin, commit the fault, refresh, expect the error, sync with prune,
 // expect every resource untouched; then remove the fault and expect Synced.
 func faultCheck(id, fault, title string, surfaces *regexp.Regexp, upstream ...string) Check {
-	return Check{ID: id, Title: title, Area: Faults, Level: Core, Versions: ">=2.6.0",
+	return Check{ID: id, Title: title, Area: Faults, Level: Core, Versions: ">=2.3.0",
 		Requires: []Feature{Discovery}, Roles: []Role{RoleFaultyGenerate}, Upstream: upstream,
 		Test: func(ctx context.Context, s *Suite) {
 			c := s.DiscoveredBy(s.Given(ctx).NamePrefix("fault-"+fault).Path("prune-app"), RoleFaultyGenerate)
@@ -73,6 +73,18 @@ func shortened(msg string) string {
 	}
 	return msg
 }
+
+// pruneEmptyOutput is the fault shape with a plugin that prints nothing and
+// exits 0. Provisional: Argo CD takes an empty manifest list at its word, so
+// a sync with prune deletes everything (argo-cd#15339, open); the docs
+// advise plugin authors to set -o pipefail instead.
+var pruneEmptyOutput = func() Check {
+	c := faultCheck("PRUNE-005", faulty.FaultEmpty,
+		"a plugin whose failing pipeline prints nothing (and exits 0) never prunes: Argo CD refuses the empty output",
+		regexp.MustCompile(`(?i)empty|no manifests|nothing`), "argoproj/argo-cd#15339")
+	c.Area, c.Level = Pruning, Provisional
+	return c
+}()
 
 var (
 	faultHang = faultCheck("FAULT-001", faulty.FaultHang,

@@ -14,7 +14,7 @@ func All() []Check {
 		localServerSideDiff, localClientSideDiff, localSync,
 		svcAnnouncements, svcDynamicParameters, svcEscaping, svcBuildEnv, svcHostile, svcCascadeDelete, svcPrune,
 		svcRestart, svcNativeDiscovery,
-		faultHang, faultCrash, faultInvalidYAML, faultHuge,
+		faultHang, faultCrash, faultInvalidYAML, faultHuge, pruneEmptyOutput,
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 	}
 }
