@@ -56,11 +56,10 @@ var svcRestart = Check{
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleService)
 		gomega.Expect(s.Env.Services).NotTo(gomega.BeNil(), "this runtime cannot restart plugin services")
-		// Named, not discovered: with discovery, a plugin that does not answer
-		// is skipped and Argo CD falls back to rendering the folder itself
+		// Named (and marked, since a named plugin that declares discovery
+		// must also match): with discovery alone, a plugin that does not
+		// answer is skipped and Argo CD renders the folder itself
 		// (util/app/discovery.Discover), which is another question.
-		// Named and marked: a named plugin that declares discovery must
-		// also match the source.
 		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("svc-restart").Path("prune-app").Plugin(p.FullName()), RoleService)
 		synced := expectSyncedThroughPlugin(s, c).
 			ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-drop", nil))
