@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,7 +36,7 @@ type helmSettings struct {
 
 func (h helmSettings) native() v1alpha1.ApplicationSourceHelm {
 	out := v1alpha1.ApplicationSourceHelm{ValueFiles: h.valueFiles, Values: h.values}
-	for _, k := range sortedKeys(h.params) {
+	for _, k := range slices.Sorted(maps.Keys(h.params)) {
 		out.Parameters = append(out.Parameters, v1alpha1.HelmParameter{Name: k, Value: h.params[k]})
 	}
 	return out
@@ -211,13 +212,4 @@ var helmHostileValues = Check{
 		_, err := os.Stat(canary)
 		gomega.Expect(os.IsNotExist(err)).To(gomega.BeTrue(), "a parameter value was executed: %s exists", canary)
 	},
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
