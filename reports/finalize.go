@@ -8,9 +8,12 @@ import (
 )
 
 // Finalize derives the parts of a report that follow from its results: it
-// sorts results by ID and self-test results by check then witness, fills the
-// summary and the divergences, and sets apiVersion and kind when unset. It is
-// idempotent.
+// sorts results by ID (stably, so an upgrade run's per-hop results of one
+// check stay in the order they were recorded) and self-test results by check
+// then witness, fills the summary, the divergences and each upgrade hop's
+// checks, and sets apiVersion and kind when unset. It is idempotent.
+//
+// Each per-hop result counts once in the summary, like any other result.
 //
 // The verdict is "failed" if the run itself failed (r.Error), any Core or
 // Extended check failed, or any self-test result is not OK (a check that
@@ -60,7 +63,7 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 		case v1alpha1.LevelProvisional:
 			divergences = append(divergences, v1alpha1.Divergence{
 				ID:       res.ID,
-				Title:    res.Title,
+				Title:    withHop(res.Title, res.Hop),
 				Upstream: append([]string{}, res.Upstream...),
 				State:    res.State,
 				Message:  res.Message,
@@ -80,6 +83,7 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 	}
 	r.Summary = v1alpha1.Summary{Verdict: verdict, Counts: counts, Total: len(r.Results), SelfTest: selfTest}
 	r.Divergences = divergences
+	finalizeUpgrade(r)
 }
 
 // normalize replaces nil slices with empty ones so report.json carries []

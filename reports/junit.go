@@ -138,7 +138,7 @@ func renderJUnit(r *v1alpha1.ConformanceReport) ([]byte, error) {
 func junitResult(res v1alpha1.Result) junitCase {
 	c := junitCase{
 		Classname: res.Area,
-		Name:      res.ID,
+		Name:      junitID(res.ID, res.Hop),
 		Time:      seconds(res.DurationSeconds),
 	}
 	if res.Title != "" {
@@ -161,6 +161,15 @@ func junitResult(res v1alpha1.Result) junitCase {
 		c.Skipped = &junitMessage{Message: firstLine(res.Message), Body: res.Message}
 	}
 	return c
+}
+
+// junitID names a check in a test case; an upgrade run records one result
+// per hop, so the hop ("UPG-001 [v3.0.23 -> v3.2.11]") keeps names unique.
+func junitID(id, hop string) string {
+	if hop == "" {
+		return id
+	}
+	return id + " [" + hop + "]"
 }
 
 // seconds formats a duration the way JUnit consumers parse it.

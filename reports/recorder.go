@@ -25,8 +25,8 @@ type Recorder struct {
 
 // OpenRecorder opens path for appending, creating it and its parent
 // directories as needed. Appending (not truncating) lets a resumed or retried
-// run add to the same record; ReadAll keeps the last record per ID (or per
-// check and witness for self-test results).
+// run add to the same record; ReadAll keeps the last record per ID and hop
+// (or per check, witness and hop for self-test results).
 func OpenRecorder(path string) (*Recorder, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create results directory: %w", err)
@@ -116,9 +116,11 @@ func ReadResults(path string) ([]v1alpha1.Result, error) {
 // ReadAll reads the results and self-test results a Recorder wrote to path.
 // A missing file means no check finished and yields none. An unparsable final
 // line is the remains of a crash mid-write and is ignored; an unparsable line
-// elsewhere is real corruption and is an error. When a result ID, or a
-// self-test (check, witness) pair, appears more than once (a retried check)
-// the last record wins, in the first one's position.
+// elsewhere is real corruption and is an error. When a result (ID, hop), or a
+// self-test (check, witness, hop), appears more than once (a retried check)
+// the last record wins, in the first one's position. The hop is part of the
+// key because an upgrade run records one result per check per hop, and each
+// of them must be kept.
 func ReadAll(path string) ([]v1alpha1.Result, []v1alpha1.SelfTestResult, error) {
 	results := []v1alpha1.Result{}
 	selfTests := []v1alpha1.SelfTestResult{}
@@ -130,9 +132,10 @@ func ReadAll(path string) ([]v1alpha1.Result, []v1alpha1.SelfTestResult, error) 
 		return nil, nil, fmt.Errorf("read results: %w", err)
 	}
 	lines := bytes.Split(data, []byte("\n"))
-	index := map[string]int{}
-	type pair struct{ check, witness string }
-	selfIndex := map[pair]int{}
+	type resultKey struct{ id, hop string }
+	index := map[resultKey]int{}
+	type selfKey struct{ check, witness, hop string }
+	selfIndex := map[selfKey]int{}
 	for i, line := range lines {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -145,7 +148,7 @@ func ReadAll(path string) ([]v1alpha1.Result, []v1alpha1.SelfTestResult, error) 
 			return nil, nil, fmt.Errorf("%s:%d: malformed result: %w", path, i+1, err)
 		}
 		if st != nil {
-			key := pair{st.CheckID, st.Witness}
+			key := selfKey{st.CheckID, st.Witness, st.Hop}
 			if j, ok := selfIndex[key]; ok {
 				selfTests[j] = *st
 				continue
@@ -154,11 +157,12 @@ func ReadAll(path string) ([]v1alpha1.Result, []v1alpha1.SelfTestResult, error) 
 			selfTests = append(selfTests, *st)
 			continue
 		}
-		if j, ok := index[res.ID]; ok {
+		key := resultKey{res.ID, res.Hop}
+		if j, ok := index[key]; ok {
 			results[j] = res
 			continue
 		}
-		index[res.ID] = len(results)
+		index[key] = len(results)
 		results = append(results, res)
 	}
 	return results, selfTests, nil

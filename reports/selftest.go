@@ -26,7 +26,8 @@ func SelfTestAgrees(expected string, observed v1alpha1.State) bool {
 	return false
 }
 
-// finalizeSelfTest sorts r.SelfTest by check then witness and tallies it. A
+// finalizeSelfTest sorts r.SelfTest by check then witness (stably, keeping an
+// upgrade run's hop order) and tallies it. A
 // result recorded as OK whose observed state contradicts its expectation is
 // marked not OK, so a report cannot claim a proof it does not hold; OK is
 // never turned from false to true. It returns nil when there are no results.
@@ -83,13 +84,22 @@ func writeSelfTest(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 	s := selfTestSummaryOf(r)
 	b.WriteString("## Self-test against broken witnesses\n\n")
 	fmt.Fprintf(b, "%d checks proven to fail against %d witnesses; %d mismatches\n\n", s.ChecksProven, s.Witnesses, s.Mismatches)
-	b.WriteString("| Check | Witness | Expected | Observed | OK |\n|---|---|---|---|---|\n")
+	hops := anyHop(r.SelfTest, func(st v1alpha1.SelfTestResult) string { return st.Hop })
+	if hops {
+		b.WriteString("| Check | Hop | Witness | Expected | Observed | OK |\n|---|---|---|---|---|---|\n")
+	} else {
+		b.WriteString("| Check | Witness | Expected | Observed | OK |\n|---|---|---|---|---|\n")
+	}
 	for _, st := range r.SelfTest {
 		ok := "NO"
 		if st.OK {
 			ok = "yes"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(st.CheckID), cell(st.Witness), cell(st.Expected),
+		check := cell(st.CheckID)
+		if hops {
+			check += " | " + cell(st.Hop)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", check, cell(st.Witness), cell(st.Expected),
 			stateWord(st.Observed), ok)
 	}
 	b.WriteString("\n")
@@ -104,7 +114,7 @@ func writeSelfTestFailures(b *strings.Builder, r *v1alpha1.ConformanceReport) bo
 			continue
 		}
 		found = true
-		fmt.Fprintf(b, "### SELFTEST %s vs %s\n\n", firstLine(st.CheckID), firstLine(st.Witness))
+		fmt.Fprintf(b, "### SELFTEST %s vs %s\n\n", firstLine(st.CheckID), withHop(firstLine(st.Witness), firstLine(st.Hop)))
 		fmt.Fprintf(b, "Expected to %s, observed %s.\n\n", cmp.Or(st.Expected, "?"), stateWord(st.Observed))
 		fmt.Fprintf(b, "%s\n", fenced(cmp.Or(st.Message, "(no message)"), "text"))
 	}
@@ -120,7 +130,7 @@ func junitSelfTestSuite(r *v1alpha1.ConformanceReport) junitSuite {
 		total += st.DurationSeconds
 		c := junitCase{
 			Classname: "selftest." + st.Witness,
-			Name:      fmt.Sprintf("%s expected to %s", st.CheckID, st.Expected),
+			Name:      fmt.Sprintf("%s expected to %s", junitID(st.CheckID, st.Hop), st.Expected),
 			Time:      seconds(st.DurationSeconds),
 		}
 		if !st.OK {

@@ -21,6 +21,7 @@ func renderSummary(r *v1alpha1.ConformanceReport) string {
 	writeCounts(&b, r)
 	writeTimings(&b, r)
 	writeResults(&b, r)
+	writeUpgrade(&b, r)
 	writeSelfTest(&b, r)
 	writeDivergences(&b, r)
 	writeFailures(&b, r)
@@ -139,18 +140,28 @@ func writeResults(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 		return
 	}
 	results := slices.Clone(r.Results)
+	// Stable, so the per-hop results of one check keep their hop order.
 	slices.SortStableFunc(results, func(x, y v1alpha1.Result) int {
 		return cmp.Or(cmp.Compare(x.Area, y.Area), cmp.Compare(x.ID, y.ID))
 	})
+	hops := anyHop(results, func(res v1alpha1.Result) string { return res.Hop })
 	for i, res := range results {
 		if i == 0 || res.Area != results[i-1].Area {
 			if i > 0 {
 				b.WriteString("\n")
 			}
 			fmt.Fprintf(b, "### %s\n\n", cmp.Or(strings.TrimSpace(res.Area), "(no area)"))
-			b.WriteString("| ID | Title | Level | State | Duration | Note |\n|---|---|---|---|---:|---|\n")
+			if hops {
+				b.WriteString("| ID | Hop | Title | Level | State | Duration | Note |\n|---|---|---|---|---|---:|---|\n")
+			} else {
+				b.WriteString("| ID | Title | Level | State | Duration | Note |\n|---|---|---|---|---:|---|\n")
+			}
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %ss | %s |\n", cell(res.ID), cell(res.Title), res.Level,
+		id := cell(res.ID)
+		if hops {
+			id += " | " + cell(res.Hop)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %ss | %s |\n", id, cell(res.Title), res.Level,
 			stateWord(res.State), secs(res.DurationSeconds), cell(note(res)))
 	}
 	b.WriteString("\n")
@@ -241,8 +252,11 @@ func writeFailures(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 			continue
 		}
 		found = true
-		fmt.Fprintf(b, "### %s: %s (%s)\n\n", res.ID, strings.TrimSpace(firstLine(res.Title)), res.Level)
+		fmt.Fprintf(b, "### %s: %s (%s)\n\n", withHop(res.ID, firstLine(res.Hop)), strings.TrimSpace(firstLine(res.Title)), res.Level)
 		fmt.Fprintf(b, "%s\n", fenced(cmp.Or(res.Message, "(no message)"), "text"))
+	}
+	if writeUpgradeFailures(b, r) {
+		found = true
 	}
 	if writeSelfTestFailures(b, r) {
 		found = true

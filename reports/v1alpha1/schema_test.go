@@ -305,6 +305,23 @@ func TestSchemaOptionalAndRequired(t *testing.T) {
 		{"$.summary.selfTest.witnesses", true},
 		{"$.summary.selfTest.checksProven", true},
 		{"$.summary.selfTest.mismatches", true},
+		// An upgrade run adds a section and tags results with their hop.
+		{"$.upgrade", false},
+		{"$.results[].hop", false},
+		{"$.selfTest[].hop", false},
+		{"$.upgrade.path", true},
+		{"$.upgrade.timeoutSeconds", true},
+		{"$.upgrade.apps", true},
+		{"$.upgrade.hops", true},
+		{"$.upgrade.apps[].binding", true},
+		{"$.upgrade.hops[].name", true},
+		{"$.upgrade.hops[].checks", true},
+		{"$.upgrade.hops[].error", false},
+		{"$.upgrade.hops[].apps[].manifestsBefore", true},
+		{"$.upgrade.hops[].apps[].manifestsAfter", false},
+		{"$.upgrade.hops[].apps[].expectedDifferences", false},
+		{"$.upgrade.hops[].checks[].id", true},
+		{"$.upgrade.hops[].checks[].state", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -53,7 +53,9 @@ type ConformanceReport struct {
 	Results     []Result     `json:"results"`
 	Divergences []Divergence `json:"divergences"`
 	Timings     Timings      `json:"timings"`
-	Interrupted bool         `json:"interrupted,omitempty"`
+	// Upgrade is set by an upgrade run only.
+	Upgrade     *Upgrade `json:"upgrade,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"`
 	// SelfTest is set by a run in self-test mode: each check run against the
 	// broken witness plugins that it must catch.
 	SelfTest []SelfTestResult `json:"selfTest,omitempty"`
@@ -158,6 +160,9 @@ type Result struct {
 	// Observations are facts the check measured on the way, whatever its
 	// verdict: resource counts before and after a fault, for instance.
 	Observations []string `json:"observations,omitempty"`
+	// Hop is the hop of an upgrade run this result belongs to, as Hop.Name;
+	// empty outside upgrade runs.
+	Hop string `json:"hop,omitempty"`
 }
 
 // Divergence is the outcome of a Provisional check, listed separately so a
@@ -191,6 +196,9 @@ type SelfTestResult struct {
 	// Message is the check's failure text, or why it disagreed.
 	Message         string  `json:"message,omitempty"`
 	DurationSeconds float64 `json:"durationSeconds"`
+	// Hop is the hop of an upgrade run this result belongs to, as Hop.Name;
+	// empty outside upgrade runs.
+	Hop string `json:"hop,omitempty"`
 }
 
 // Timings records where the run spent its time.
@@ -205,4 +213,54 @@ type Timings struct {
 type Phase struct {
 	Name    string  `json:"name"`
 	Seconds float64 `json:"seconds"`
+}
+
+// Upgrade describes an upgrade run: the version path, the applications
+// created on its first version, and each hop.
+type Upgrade struct {
+	Path []string `json:"path"`
+	// TimeoutSeconds bounds each application's return to Synced and Healthy after a hop.
+	TimeoutSeconds float64      `json:"timeoutSeconds"`
+	Apps           []UpgradeApp `json:"apps"`
+	Hops           []Hop        `json:"hops"`
+}
+
+// UpgradeApp is an application created on the path's first version.
+type UpgradeApp struct {
+	Name    string `json:"name"`
+	Binding string `json:"binding"` // "conformance", or the witness ("broken/...")
+	Role    string `json:"role"`
+	Plugin  string `json:"plugin"`
+}
+
+// Hop is one version switch of an upgrade run.
+type Hop struct {
+	Name    string   `json:"name"` // "v3.0.23 -> v3.2.11"
+	From    string   `json:"from"`
+	To      string   `json:"to"`
+	Seconds float64  `json:"seconds"`
+	Phases  []Phase  `json:"phases"`
+	Apps    []HopApp `json:"apps"`
+	// Checks are the states of the conformance results of this hop
+	// (Finalize fills them).
+	Checks []HopCheck `json:"checks"`
+	Error  string     `json:"error,omitempty"`
+}
+
+// HopApp is what one application's manifests were on either side of a hop.
+type HopApp struct {
+	Name string `json:"name"`
+	// ManifestsBefore and ManifestsAfter are "sha256:<hex>" of the normalized
+	// manifests; After is empty when they could not be generated.
+	ManifestsBefore string `json:"manifestsBefore"`
+	ManifestsAfter  string `json:"manifestsAfter,omitempty"`
+	// ExpectedDifferences are known semantic changes between the versions
+	// seen on this hop, with their upstream references.
+	ExpectedDifferences []string `json:"expectedDifferences,omitempty"`
+}
+
+// HopCheck is a check's state on one hop.
+type HopCheck struct {
+	ID    string `json:"id"`
+	State State  `json:"state"`
 }
