@@ -92,7 +92,11 @@ type Check struct {
 	Upstream []string
 	// Roles are the plugin roles the check uses.
 	Roles []Role
-	Test  func(ctx context.Context, s *Suite)
+	// AnyRole, when set, runs the check for a binding that has at least one
+	// of these roles, over those it has (the UPG checks follow every
+	// reference plugin's applications through a hop).
+	AnyRole []Role
+	Test    func(ctx context.Context, s *Suite)
 }
 
 // AppliesTo says whether the check applies to an Argo CD version.

@@ -68,20 +68,23 @@ func TestBindingHas(t *testing.T) {
 	other := Role("other")
 	b := Binding{Name: "conformance", Subjects: map[Role]Subject{RolePlain: {Role: RolePlain}}}
 	tests := []struct {
-		roles []Role
-		want  bool
+		roles, anyRole []Role
+		want           bool
 	}{
-		{roles: nil, want: true},
+		{want: true},
 		{roles: []Role{RolePlain}, want: true},
 		{roles: []Role{other}, want: false},
 		{roles: []Role{RolePlain, other}, want: false},
+		{anyRole: []Role{other, RolePlain}, want: true},
+		{anyRole: []Role{other}, want: false},
+		{roles: []Role{other}, anyRole: []Role{RolePlain}, want: false},
 	}
 	for _, tt := range tests {
-		if got := b.Has(tt.roles); got != tt.want {
-			t.Errorf("Has(%v) = %v, want %v", tt.roles, got, tt.want)
+		if got := b.Has(Check{Roles: tt.roles, AnyRole: tt.anyRole}); got != tt.want {
+			t.Errorf("Has(roles %v, any of %v) = %v, want %v", tt.roles, tt.anyRole, got, tt.want)
 		}
 	}
-	if (Binding{}).Has([]Role{RolePlain}) {
+	if (Binding{}).Has(Check{Roles: []Role{RolePlain}}) {
 		t.Error("a binding without subjects has role plain")
 	}
 }

@@ -30,6 +30,9 @@ type Config struct {
 	// RecordSelfTest each witness outcome: an interrupted run keeps them.
 	Record         func(v1alpha1.Result)
 	RecordSelfTest func(v1alpha1.SelfTestResult)
+	// Upgrade, when set, makes this an upgrade run: the tree is the hops of
+	// its path with the checks of area upgrade, instead of the catalogue.
+	Upgrade *UpgradeRun
 }
 
 // outcome is attached to a spec whose verdict is not Ginkgo's own: a
@@ -65,11 +68,14 @@ func observations(r ginkgo.SpecReport) []string {
 // mismatchPrefix starts the failure of a witness spec that disagreed.
 const mismatchPrefix = "self-test mismatch: witness"
 
-type specKey struct{ binding, leaf string }
+// specKey names a spec: its binding, its hop ("" outside upgrade runs) and
+// its leaf text.
+type specKey struct{ binding, hop, leaf string }
 
 type specInfo struct {
 	binding Binding
 	check   Check
+	hop     string
 }
 
 // Register builds the Ginkgo tree: one Describe per binding, one It per check
@@ -85,24 +91,36 @@ func Register(cfg Config) error {
 	}
 	specs := map[specKey]specInfo{}
 	ginkgo.Describe("cmp-conformance", func() {
+		if cfg.Upgrade != nil {
+			var upg []Check
+			for _, c := range checks {
+				if c.Area == Upgrade {
+					upg = append(upg, c)
+				}
+			}
+			registerUpgrade(cfg, upg, specs)
+			return
+		}
 		for _, b := range cfg.Bindings {
 			ginkgo.Describe(b.Name, func() {
 				for _, c := range checks {
-					if !b.Has(c.Roles) {
+					// The upgrade checks judge a hop: only an upgrade run has one.
+					if c.Area == Upgrade || !b.Has(c) {
 						continue
 					}
 					leaf := c.ID + ": " + c.Title
-					specs[specKey{b.Name, leaf}] = specInfo{b, c}
+					specs[specKey{b.Name, "", leaf}] = specInfo{binding: b, check: c}
 					ginkgo.It(leaf, ginkgo.Label(c.Labels()...), func(ctx ginkgo.SpecContext) { runCheck(ctx, cfg.Env(), b, c) })
 				}
 			})
 		}
 	})
 	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
-		if len(r.ContainerHierarchyTexts) < 2 {
+		key, ok := keyOf(r)
+		if !ok {
 			return
 		}
-		info, ok := specs[specKey{r.ContainerHierarchyTexts[1], r.LeafNodeText}]
+		info, ok := specs[key]
 		if !ok {
 			return
 		}
@@ -111,7 +129,25 @@ func Register(cfg Config) error {
 	return nil
 }
 
+// keyOf finds a spec's key from its containers: cmp-conformance/<binding>,
+// or cmp-conformance/upgrade/hop <name>/<binding>.
+func keyOf(r ginkgo.SpecReport) (specKey, bool) {
+	h := r.ContainerHierarchyTexts
+	switch {
+	case len(h) == 4 && h[1] == "upgrade":
+		return specKey{h[3], strings.TrimPrefix(h[2], "hop "), r.LeafNodeText}, true
+	case len(h) == 2:
+		return specKey{h[1], "", r.LeafNodeText}, true
+	}
+	return specKey{}, false
+}
+
 func runCheck(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check) {
+	runCheckOn(ctx, env, b, c, nil)
+}
+
+// runCheckOn runs a check, on a hop of an upgrade run when hop is set.
+func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *hopRun) {
 	if ok, err := c.AppliesTo(env.ArgoCDVersion); err != nil {
 		ginkgo.Fail(err.Error())
 	} else if !ok {
@@ -128,6 +164,7 @@ func runCheck(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check) {
 		}
 	}
 	s := NewSuite(env, b)
+	s.hop = hop
 	if !b.Witness && c.Level != Provisional {
 		c.Test(ctx, s)
 		return
@@ -176,7 +213,7 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 			msg = "the check did not run to a verdict (" + r.State.String() + "): " + msg
 		}
 		cfg.RecordSelfTest(v1alpha1.SelfTestResult{CheckID: info.check.ID, Witness: info.binding.Name, Expected: want,
-			Observed: state, OK: ok, Message: msg, DurationSeconds: r.RunTime.Seconds()})
+			Observed: state, OK: ok, Message: msg, DurationSeconds: r.RunTime.Seconds(), Hop: info.hop})
 		return
 	}
 	if cfg.Record == nil {
@@ -185,7 +222,7 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 	c := info.check
 	cfg.Record(v1alpha1.Result{ID: c.ID, Title: c.Title, Area: string(c.Area), Level: c.Level, State: state,
 		DurationSeconds: r.RunTime.Seconds(), Attempts: r.NumAttempts, Message: msg, Upstream: c.Upstream,
-		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r)})
+		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop})
 }
 
 const interruptedPrefix = "interrupted before it finished"

@@ -16,5 +16,6 @@ func All() []Check {
 		svcRestart, svcNativeDiscovery,
 		faultHang, faultCrash, faultInvalidYAML, faultHuge, pruneEmptyOutput,
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
+		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
 	}
 }

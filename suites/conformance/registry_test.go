@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,10 +50,10 @@ func TestRegistry(t *testing.T) {
 		if c.Test == nil {
 			t.Errorf("%s has no Test", c.ID)
 		}
-		if len(c.Roles) == 0 {
+		if len(c.Roles) == 0 && len(c.AnyRole) == 0 {
 			t.Errorf("%s uses no role", c.ID)
 		}
-		for _, r := range c.Roles {
+		for _, r := range append(slices.Clone(c.Roles), c.AnyRole...) {
 			if !roles[r] {
 				t.Errorf("%s: unknown role %q", c.ID, r)
 			}

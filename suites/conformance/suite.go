@@ -29,14 +29,23 @@ type Binding struct {
 	MustFail []string
 }
 
-// Has says whether the binding provides every role of a check.
-func (b Binding) Has(roles []Role) bool {
-	for _, r := range roles {
+// Has says whether the binding provides the roles of a check: every one of
+// Roles, and one of AnyRole at least.
+func (b Binding) Has(c Check) bool {
+	for _, r := range c.Roles {
 		if _, ok := b.Subjects[r]; !ok {
 			return false
 		}
 	}
-	return true
+	if len(c.AnyRole) == 0 {
+		return true
+	}
+	for _, r := range c.AnyRole {
+		if _, ok := b.Subjects[r]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Expects says whether the binding should pass or fail a check on an Argo
@@ -87,6 +96,8 @@ type Suite struct {
 	Env           *dsl.Env
 	ArgoCDVersion string
 	binding       Binding
+	// hop is the hop of an upgrade run the check judges (nil otherwise).
+	hop *hopRun
 }
 
 // NewSuite makes the suite of one binding.
