@@ -1,6 +1,8 @@
 # cmp-conformance: two commands matter.
 #   make conformance   bring up Argo CD + plugins (embedded runtime), run the checks, write the report
 #   make test          unit tests, then the suite's self-test against the broken witnesses
+#                      (the catalogue, and the upgrade profile along UPGRADE_PATHS)
+#   make upgrade       the upgrade profile: Argo CD moved along each of UPGRADE_PATHS
 #
 # Binaries (argocd, kube-*, etcd, kwok, helm, kustomize) are cached under
 # $XDG_CACHE_HOME/cmp-conformance (default ~/.cache): a first run builds them
@@ -15,10 +17,13 @@ RUNTIME ?= embedded
 LABEL_FILTER ?=
 RUN_FLAGS ?=
 GO ?= go
+# Upgrade paths by name (cmp-conformance run --help): the offline shape of
+# the release matrix, v3.0.23 -> v3.2.11 -> v3.0.23 and v2.14.21 -> v3.2.11.
+UPGRADE_PATHS ?= offline-previous offline-legacy
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance test unit selftest tools tools-system env-up env-down lint build clean help
+.PHONY: all conformance upgrade test unit selftest selftest-upgrade tools tools-system env-up env-down lint build clean help
 
 all: build
 
@@ -54,8 +59,14 @@ tools: tools-system build
 conformance: tools
 	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
 
-## test: unit tests, then the end-to-end self-test (every check against its broken witnesses).
-test: unit selftest
+## upgrade: one upgrade run per path of UPGRADE_PATHS (each obtains its versions first); fails if any run fails.
+upgrade: tools
+	@failed=""; for p in $(UPGRADE_PATHS); do \
+	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS) || failed="$$failed $$p"; \
+	done; if [ -n "$$failed" ]; then echo "upgrade runs failed:$$failed"; exit 1; fi
+
+## test: unit tests, then the end-to-end self-tests (every check against its broken witnesses).
+test: unit selftest selftest-upgrade
 
 # plugins/helm is its own module (built on the Helm SDK), plugins/helm/helm4
 # its Helm 4 build: both are tested here too.
@@ -67,6 +78,11 @@ unit:
 
 selftest: tools
 	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+
+selftest-upgrade: tools
+	@failed=""; for p in $(UPGRADE_PATHS); do \
+	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS) || failed="$$failed $$p"; \
+	done; if [ -n "$$failed" ]; then echo "upgrade self-tests failed:$$failed"; exit 1; fi
 
 env-up: tools
 	$(BIN) env up --runtime $(RUNTIME) --output $(OUTPUT) $(RUN_FLAGS)

@@ -58,7 +58,7 @@ func envUp(f *envFlags) error {
 	} else if note != "" {
 		fmt.Fprintln(os.Stderr, "note:", note)
 	}
-	plan, path, err := f.prepare(ctx, false)
+	plan, path, err := f.prepare(ctx, false, profileCatalogue)
 	if err != nil {
 		return err
 	}

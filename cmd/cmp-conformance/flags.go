@@ -94,8 +94,9 @@ func (f *envFlags) validate() error {
 	return nil
 }
 
-// prepare plans the plugins and builds the reference programs.
-func (f *envFlags) prepare(ctx context.Context, selfTest bool) (*pluginPlan, []string, error) {
+// prepare plans the plugins (with the witnesses of profile when selfTest)
+// and builds the reference programs.
+func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (*pluginPlan, []string, error) {
 	if err := f.validate(); err != nil {
 		return nil, nil, err
 	}
@@ -110,7 +111,7 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool) (*pluginPlan, []s
 			return nil, nil, rootErr
 		}
 	}
-	plan, err := planPlugins(root, overrides, selfTest)
+	plan, err := planPlugins(root, overrides, selfTest, profile)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -83,7 +83,16 @@ type witness struct {
 	Why      string           `json:"why"`
 	// Bridge replaces cmp-bridge for a service witness: program and arguments.
 	Bridge []string `json:"bridge,omitempty"`
+	// Profile "upgrade" makes it a witness of upgrade runs (the UPG checks)
+	// only; a witness without one serves the catalogue's runs.
+	Profile string `json:"profile,omitempty"`
 }
+
+// Profiles a run (and a witness) can have.
+const (
+	profileCatalogue = ""
+	profileUpgrade   = "upgrade"
+)
 
 // pluginPlan is what a run loads: every plugin folder, and the bindings.
 type pluginPlan struct {
@@ -94,8 +103,9 @@ type pluginPlan struct {
 }
 
 // planPlugins binds roles to plugins: the reference plugins, overridden by
-// --plugin ROLE=DIR, and with selfTest every witness under plugins/broken.
-func planPlugins(root string, overrides map[string]string, selfTest bool) (*pluginPlan, error) {
+// --plugin ROLE=DIR, and with selfTest every witness of the run's profile
+// under plugins/broken.
+func planPlugins(root string, overrides map[string]string, selfTest bool, profile string) (*pluginPlan, error) {
 	plan := &pluginPlan{}
 	main := conformance.Binding{Name: "conformance", Subjects: map[conformance.Role]conformance.Subject{}}
 	for _, role := range sortedRoles() {
@@ -135,9 +145,12 @@ func planPlugins(root string, overrides map[string]string, selfTest bool) (*plug
 		return nil, fmt.Errorf("no witness under %s/plugins/broken", root)
 	}
 	for _, f := range files {
-		b, dir, err := loadWitness(f)
+		b, dir, witnessProfile, err := loadWitness(f)
 		if err != nil {
 			return nil, err
+		}
+		if witnessProfile != profile {
+			continue
 		}
 		plan.Bindings = append(plan.Bindings, b)
 		plan.Dirs = append(plan.Dirs, dir)
@@ -148,39 +161,52 @@ func planPlugins(root string, overrides map[string]string, selfTest bool) (*plug
 	return plan, nil
 }
 
-func loadWitness(file string) (conformance.Binding, string, error) {
+// loadWitness reads a witness: its binding, folder and profile.
+func loadWitness(file string) (conformance.Binding, string, string, error) {
+	var w witness
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return conformance.Binding{}, "", err
+		return conformance.Binding{}, "", "", err
 	}
-	var w witness
 	if err := yaml.UnmarshalStrict(data, &w); err != nil {
-		return conformance.Binding{}, "", fmt.Errorf("%s: %w", file, err)
+		return conformance.Binding{}, "", "", fmt.Errorf("%s: %w", file, err)
 	}
 	if _, ok := referencePlugins()[w.Role]; !ok {
-		return conformance.Binding{}, "", fmt.Errorf("%s: unknown role %q (roles: %s)", file, w.Role, roles())
+		return conformance.Binding{}, "", "", fmt.Errorf("%s: unknown role %q (roles: %s)", file, w.Role, roles())
 	}
-	known := map[string]bool{}
+	if w.Profile != profileCatalogue && w.Profile != profileUpgrade {
+		return conformance.Binding{}, "", "", fmt.Errorf("%s: unknown profile %q (want %q or none)", file, w.Profile, profileUpgrade)
+	}
+	known, area := map[string]bool{}, map[string]conformance.Area{}
 	for _, c := range conformance.All() {
-		known[c.ID] = true
+		known[c.ID], area[c.ID] = true, c.Area
 	}
 	if err := conformance.ValidateMustFail(w.MustFail, known); err != nil {
-		return conformance.Binding{}, "", fmt.Errorf("%s: %w", file, err)
+		return conformance.Binding{}, "", "", fmt.Errorf("%s: %w", file, err)
+	}
+	// A witness is run in its profile's runs only: the checks it must fail
+	// must be checks those runs have.
+	for _, entry := range w.MustFail {
+		id, _, _ := strings.Cut(entry, "@")
+		if (area[id] == conformance.Upgrade) != (w.Profile == profileUpgrade) {
+			return conformance.Binding{}, "", "", fmt.Errorf("%s: mustFail names %s, but a witness of profile %q runs only checks of %s",
+				file, id, w.Profile, map[bool]string{true: "area upgrade", false: "areas other than upgrade"}[w.Profile == profileUpgrade])
+		}
 	}
 	dir := filepath.Dir(file)
 	p, err := argocd.LoadPlugin(dir)
 	if err != nil {
-		return conformance.Binding{}, "", err
+		return conformance.Binding{}, "", "", err
 	}
 	switch {
 	case w.Role == conformance.RoleService:
 		p.Service = &argocd.Service{Bridge: w.Bridge}
 	case len(w.Bridge) > 0:
-		return conformance.Binding{}, "", fmt.Errorf("%s: bridge is for role %s only (role is %s)", file, conformance.RoleService, w.Role)
+		return conformance.Binding{}, "", "", fmt.Errorf("%s: bridge is for role %s only (role is %s)", file, conformance.RoleService, w.Role)
 	}
 	name := "broken/" + filepath.Base(dir)
 	return conformance.Binding{Name: name, Witness: true, MustFail: w.MustFail,
-		Subjects: map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}}, dir, nil
+		Subjects: map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}}, dir, w.Profile, nil
 }
 
 func sortedRoles() []conformance.Role {

@@ -57,7 +57,7 @@ var twoWitnesses = map[string]string{
 
 func TestPlanPluginsConformanceOnly(t *testing.T) {
 	root := fakeRepo(t, twoWitnesses)
-	plan, err := planPlugins(root, nil, false)
+	plan, err := planPlugins(root, nil, false, profileCatalogue)
 	if err != nil {
 		t.Fatalf("planPlugins: %v", err)
 	}
@@ -79,7 +79,7 @@ func TestPlanPluginsConformanceOnly(t *testing.T) {
 
 func TestPlanPluginsSelfTest(t *testing.T) {
 	root := fakeRepo(t, twoWitnesses)
-	plan, err := planPlugins(root, nil, true)
+	plan, err := planPlugins(root, nil, true, profileCatalogue)
 	if err != nil {
 		t.Fatalf("planPlugins: %v", err)
 	}
@@ -134,7 +134,7 @@ func TestPlanPluginsErrors(t *testing.T) {
 			if root == "fake" {
 				root = fakeRepo(t, tt.witnesses)
 			}
-			plan, err := planPlugins(root, tt.overrides, tt.selfTest)
+			plan, err := planPlugins(root, tt.overrides, tt.selfTest, profileCatalogue)
 			if err == nil {
 				t.Fatalf("planPlugins succeeded (%+v), want an error", plan)
 			}
@@ -150,7 +150,7 @@ func TestPlanPluginsOverride(t *testing.T) {
 	mine := t.TempDir()
 	writeFile(t, filepath.Join(mine, "plugin.yaml"), pluginYAML("my-plugin"))
 	for _, r := range []string{root, ""} { // with and without a checkout
-		plan, err := planPlugins(r, map[string]string{"plain": mine}, false)
+		plan, err := planPlugins(r, map[string]string{"plain": mine}, false, profileCatalogue)
 		if err != nil {
 			t.Fatalf("root %q: planPlugins: %v", r, err)
 		}
@@ -185,12 +185,15 @@ func TestLoadWitnessRejects(t *testing.T) {
 		{name: "unknown field", witness: "role: plain\nmustFail: [SMOKE-001]\nmustPass: [SMOKE-002]\n", want: `unknown field "mustPass"`},
 		{name: "not a check", witness: "role: plain\nmustFail: [SMOKE-001, SMOKE-999]\n", want: "mustFail names SMOKE-999, which is not a check"},
 		{name: "not YAML", witness: "role: [plain\n", want: "witness.yaml"},
+		{name: "unknown profile", witness: "role: plain\nprofile: nightly\nmustFail: [SMOKE-001]\n", want: `unknown profile "nightly"`},
+		{name: "upgrade check outside the upgrade profile", witness: "role: parameterized\nmustFail: [UPG-001]\n", want: "mustFail names UPG-001"},
+		{name: "catalogue check in the upgrade profile", witness: "role: parameterized\nprofile: upgrade\nmustFail: [ENV-001]\n", want: "mustFail names ENV-001"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := fakeRepo(t, map[string]string{"w": tt.witness})
 			file := filepath.Join(root, "plugins", "broken", "w", "witness.yaml")
-			b, _, err := loadWitness(file)
+			b, _, _, err := loadWitness(file)
 			if err == nil {
 				t.Fatalf("loadWitness succeeded (%+v), want an error", b)
 			}
@@ -204,7 +207,7 @@ func TestLoadWitnessRejects(t *testing.T) {
 	t.Run("witness without plugin.yaml", func(t *testing.T) {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "witness.yaml"), "role: plain\nmustFail: [SMOKE-001]\n")
-		if _, _, err := loadWitness(filepath.Join(dir, "witness.yaml")); err == nil || !strings.Contains(err.Error(), "plugin.yaml") {
+		if _, _, _, err := loadWitness(filepath.Join(dir, "witness.yaml")); err == nil || !strings.Contains(err.Error(), "plugin.yaml") {
 			t.Errorf("loadWitness = %v, want an error about the missing plugin.yaml", err)
 		}
 	})
@@ -270,7 +273,7 @@ func TestPlanPluginsServiceRole(t *testing.T) {
 	root := fakeRepo(t, map[string]string{
 		"cut": "role: service\nbridge: [cmp-broken-bridge, --fault, truncate]\nmustFail: [SVC-001]\n",
 	})
-	plan, err := planPlugins(root, nil, true)
+	plan, err := planPlugins(root, nil, true, profileCatalogue)
 	if err != nil {
 		t.Fatal(err)
 	}

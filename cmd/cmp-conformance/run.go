@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -14,10 +15,13 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apiclient"
+	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
+	"golang.org/x/mod/semver"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
@@ -35,6 +39,8 @@ type runFlags struct {
 	selfTest, failFast bool
 	verbose            bool
 	timeout            time.Duration
+	upgradePath        string
+	upgradeTimeout     time.Duration
 }
 
 func runCommand() *cobra.Command {
@@ -50,7 +56,19 @@ and no process behind. Exit status: 0 when every Core check passed, 1 when a
 check failed or the run did not complete, 2 for bad usage.
 
 Select checks with Ginkgo label expressions over IDs, areas, levels and
-features: --label-filter 'smoke', 'Core && !Provisional', 'SMOKE-002'.`,
+features: --label-filter 'smoke', 'Core && !Provisional', 'SMOKE-002'.
+
+An upgrade run (--upgrade-path) is the upgrade profile: it brings up the
+path's first version, creates applications of the parameterized, Helm and
+service plugins (parameters set, synced automatically), then moves Argo CD
+along the path, version by version, and runs the UPG checks after each hop:
+
+  --upgrade-path offline-previous            # v3.0.23 -> v3.2.11 -> v3.0.23
+  --upgrade-path offline-legacy              # v2.14.21 -> v3.2.11
+  --upgrade-path v3.5.7,v3.6.1,v3.5.7        # any versions, in order
+
+Paths by name: previous, legacy (the release matrix, v3.5.7/v3.6.1/v2.14.21)
+and offline-previous, offline-legacy (what builds from the module proxy).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return run(&f) },
 	}
@@ -61,6 +79,8 @@ features: --label-filter 'smoke', 'Core && !Provisional', 'SMOKE-002'.`,
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first failed check")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "verbose Ginkgo output")
 	fl.DurationVar(&f.timeout, "timeout", 2*time.Hour, "bound on the whole suite")
+	fl.StringVar(&f.upgradePath, "upgrade-path", "", "run the upgrade profile along these Argo CD versions: a path name ("+strings.Join(upgradePathNames(), ", ")+") or versions separated by commas")
+	fl.DurationVar(&f.upgradeTimeout, "upgrade-timeout", 3*time.Minute, "bound on each application's return to Synced and Healthy after a hop (UPG-001)")
 	return cmd
 }
 
@@ -69,6 +89,10 @@ func run(f *runFlags) error {
 	// the bring-up and with nothing torn down: check it before anything starts.
 	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
 		return fmt.Errorf("--label-filter %q: %w", f.labelFilter, err)
+	}
+	path, err := f.upgrade()
+	if err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -82,6 +106,11 @@ func run(f *runFlags) error {
 	rep := &v1alpha1.ConformanceReport{
 		Metadata:    v1alpha1.Metadata{RunID: runID, Date: started.UTC().Truncate(time.Second), SuiteVersion: suiteVersion, Command: strings.Join(os.Args, " ")},
 		Environment: v1alpha1.Environment{Runtime: f.runtime, Host: v1alpha1.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}},
+	}
+	profile := profileCatalogue
+	if path != nil {
+		profile, rep.Profile = profileUpgrade, profileUpgrade
+		rep.Environment.Notes = append(rep.Environment.Notes, "upgrade run along "+strings.Join(path, " -> ")+": the environment was brought up on "+path[0])
 	}
 	rec, err := reports.OpenRecorder(filepath.Join(reportDir, "results.jsonl"))
 	if err != nil {
@@ -103,23 +132,36 @@ func run(f *runFlags) error {
 	} else if note != "" {
 		rep.Environment.Notes = append(rep.Environment.Notes, note)
 	}
-	plan, path, err := f.prepare(ctx, f.selfTest)
+	plan, pluginPath, err := f.prepare(ctx, f.selfTest, profile)
 	if err != nil {
 		return finish(err)
 	}
-	cfg, err := f.config(runID, filepath.Join(reportDir, "logs"), plan, path)
+	cfg, err := f.config(runID, filepath.Join(reportDir, "logs"), plan, pluginPath)
+	if err != nil {
+		return finish(err)
+	}
+	// Every version of the path is obtained before anything starts: a
+	// missing build fails now, not after the first hop.
+	targets, pathBinaries, err := upgradeTargets(ctx, cfg, path)
 	if err != nil {
 		return finish(err)
 	}
 	env, err := environment.Up(ctx, cfg)
 	describeEnvironment(rep, env, plan)
+	for _, b := range pathBinaries {
+		rep.Environment.Binaries = append(rep.Environment.Binaries, v1alpha1.Binary{Name: b.Name, Version: b.Version, SHA256: b.SHA256, Source: b.Source, Path: b.Path})
+	}
 	if err != nil {
 		return finish(fmt.Errorf("bring-up: %w", err))
 	}
 	rep.Metadata.Command = reproduce(f, env.Tools.ArgoCDVersion)
 	rep.Timings.BringUpSeconds = env.BringUp.Seconds()
 	suiteStart := time.Now()
-	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed)
+	var upgrade *conformance.UpgradeRun
+	if path != nil {
+		upgrade = &conformance.UpgradeRun{Path: path, Timeout: f.upgradeTimeout, Record: func(u v1alpha1.Upgrade) { rep.Upgrade = &u }}
+	}
+	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed, upgrade, targets)
 	rep.Timings.SuiteSeconds = time.Since(suiteStart).Seconds()
 	t := time.Now()
 	bringUpPhases := len(env.Phases)
@@ -137,21 +179,13 @@ func run(f *runFlags) error {
 
 // runSuite runs the checks; suiteFailed is set when Ginkgo itself did not
 // pass (the results may not say why, e.g. a spec that stopped early).
-func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, plan *pluginPlan, rec *reports.Recorder, suiteFailed *bool) error {
-	token, err := env.ArgoCD.Login(ctx)
+func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, plan *pluginPlan, rec *reports.Recorder, suiteFailed *bool,
+	upgrade *conformance.UpgradeRun, targets map[string]argocd.Target) error {
+	conn, err := connect(ctx, env)
 	if err != nil {
 		return err
 	}
-	client, err := apiclient.NewClient(&apiclient.ClientOptions{ServerAddr: env.ArgoCD.ServerAddr, PlainText: true,
-		AuthToken: token, ConfigPath: filepath.Join(env.Dir, "argocd-cli-config")})
-	if err != nil {
-		return fmt.Errorf("argo CD API client: %w", err)
-	}
-	closer, apps, err := client.NewApplicationClient()
-	if err != nil {
-		return fmt.Errorf("argo CD application client: %w", err)
-	}
-	defer closer.Close()
+	defer func() { conn.closer.Close() }()
 	kc, err := kube.NewClient(env.Cluster.REST)
 	if err != nil {
 		return err
@@ -160,12 +194,34 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	if err != nil {
 		return err
 	}
-	dslEnv := dsl.NewEnv(dsl.Env{Apps: apps, Kube: kc, Clientset: cs, Git: env.Git,
+	dslEnv := dsl.NewEnv(dsl.Env{Apps: conn.apps, Kube: kc, Clientset: cs, Git: env.Git,
 		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
 		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD,
-		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: token})
+		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: conn.token})
+	if upgrade != nil {
+		upgrade.Switch = func(ctx context.Context, to string) (argocd.Hop, error) {
+			move := env.ArgoCD.Upgrade
+			if semver.Compare(to, env.ArgoCD.Version) < 0 {
+				move = env.ArgoCD.Downgrade
+			}
+			hop, err := move(ctx, targets[to])
+			if err != nil {
+				return hop, err
+			}
+			dslEnv.ArgoCDVersion, dslEnv.CLIPath = to, targets[to].Binary
+			// The API client holds one connection and never redials it (Argo
+			// CD's BlockingNewClient): after the server restarted, connect anew.
+			conn.closer.Close()
+			if conn, err = connect(ctx, env); err != nil {
+				return hop, fmt.Errorf("connecting to Argo CD %s: %w", to, err)
+			}
+			dslEnv.Apps, dslEnv.Token = conn.apps, conn.token
+			return hop, nil
+		}
+	}
 	var recErr error
 	err = conformance.Register(conformance.Config{
+		Upgrade:     upgrade,
 		Env:         func() *dsl.Env { return dslEnv },
 		Bindings:    plan.Bindings,
 		LabelFilter: f.labelFilter,
@@ -189,6 +245,30 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 		*suiteFailed = true
 	}
 	return recErr
+}
+
+// apiConn is a logged-in connection to Argo CD's API.
+type apiConn struct {
+	apps   applicationpkg.ApplicationServiceClient
+	token  string
+	closer io.Closer
+}
+
+func connect(ctx context.Context, env *environment.Environment) (apiConn, error) {
+	token, err := env.ArgoCD.Login(ctx)
+	if err != nil {
+		return apiConn{}, err
+	}
+	client, err := apiclient.NewClient(&apiclient.ClientOptions{ServerAddr: env.ArgoCD.ServerAddr, PlainText: true,
+		AuthToken: token, ConfigPath: filepath.Join(env.Dir, "argocd-cli-config")})
+	if err != nil {
+		return apiConn{}, fmt.Errorf("argo CD API client: %w", err)
+	}
+	closer, apps, err := client.NewApplicationClient()
+	if err != nil {
+		return apiConn{}, fmt.Errorf("argo CD application client: %w", err)
+	}
+	return apiConn{apps: apps, token: token, closer: closer}, nil
 }
 
 // describeEnvironment fills what is known of the environment, even after a
@@ -257,12 +337,16 @@ func helmSDKNote(env *environment.Environment) string {
 // that was resolved made explicit.
 func reproduce(f *runFlags, version string) string {
 	parts := []string{"cmp-conformance", "run", "--runtime", f.runtime, "--argocd-version", version}
+	if f.upgradePath != "" {
+		parts = append(parts[:4], "--upgrade-path", f.upgradePath)
+	}
 	if f.labelFilter != "" {
 		parts = append(parts, "--label-filter", "'"+f.labelFilter+"'")
 	}
 	if f.selfTest {
 		parts = append(parts, "--self-test")
 	}
+
 	for _, p := range f.plugins {
 		parts = append(parts, "--plugin", p)
 	}
