@@ -4,6 +4,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 )
 
 func TestCheckAppliesTo(t *testing.T) {
@@ -140,5 +144,18 @@ func TestValidateMustFail(t *testing.T) {
 		if err := ValidateMustFail([]string{entry}, known); (err == nil) != ok {
 			t.Errorf("ValidateMustFail(%q) = %v, want ok=%v", entry, err, ok)
 		}
+	}
+}
+
+// A check's duration is its own, not that of a BeforeAll Ginkgo charges to
+// the first spec of an upgrade hop.
+func TestCheckSeconds(t *testing.T) {
+	r := ginkgo.SpecReport{RunTime: 20 * time.Second}
+	if got := checkSeconds(r); got != 20 {
+		t.Errorf("without an entry: %v, want the spec's 20", got)
+	}
+	r.ReportEntries = types.ReportEntries{{Name: "other", Value: types.WrapEntryValue(time.Second)}, {Name: durationEntry, Value: types.WrapEntryValue(3 * time.Second)}}
+	if got := checkSeconds(r); got != 3 {
+		t.Errorf("with an entry: %v, want the check's 3", got)
 	}
 }

@@ -223,15 +223,18 @@ func runHop(ctx context.Context, env *dsl.Env, up *UpgradeRun, hop *hopRun) {
 	hop.log.update(func(u *reportv1.Upgrade) {
 		u.Hops = append(u.Hops, reportv1.Hop{Name: hop.name, From: hop.from, To: hop.to})
 	})
+	start := time.Now()
 	for _, a := range hop.apps {
 		a.before = takeSnapshot(a.in(ctx).Then())
 		hash := manifestHash(a.before)
 		hop.log.hopApp(hop.index, a.given.Name(), func(h *reportv1.HopApp) { h.ManifestsBefore = hash })
 	}
+	snapshotted := reportv1.Phase{Name: "applications read before the hop", Seconds: time.Since(start).Seconds()}
 	sw, err := up.Switch(ctx, hop.to)
 	hop.log.update(func(u *reportv1.Upgrade) {
 		h := &u.Hops[hop.index]
 		h.Seconds = sw.Seconds
+		h.Phases = append(h.Phases, snapshotted)
 		for _, p := range sw.Phases {
 			h.Phases = append(h.Phases, reportv1.Phase{Name: p.Name, Seconds: p.Seconds})
 		}
@@ -241,6 +244,10 @@ func runHop(ctx context.Context, env *dsl.Env, up *UpgradeRun, hop *hopRun) {
 	})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "switching Argo CD from %s to %s", hop.from, hop.to)
 	hop.end = time.Now()
+	defer func() {
+		refreshed := reportv1.Phase{Name: "hard refresh asked of every application", Seconds: time.Since(hop.end).Seconds()}
+		hop.log.update(func(u *reportv1.Upgrade) { u.Hops[hop.index].Phases = append(u.Hops[hop.index].Phases, refreshed) })
+	}()
 	for _, a := range hop.apps {
 		name, hard := a.given.Name(), string(v1alpha1.RefreshTypeHard)
 		// The API server has just started: its first answers may fail.
