@@ -159,3 +159,22 @@ func TestCheckSeconds(t *testing.T) {
 		t.Errorf("with an entry: %v, want the check's 3", got)
 	}
 }
+
+// keyOf finds a spec of either tree from its containers.
+func TestKeyOf(t *testing.T) {
+	for _, tt := range []struct {
+		containers []string
+		want       specKey
+		ok         bool
+	}{
+		{containers: []string{"cmp-conformance", "broken/plain-pinned"}, want: specKey{"broken/plain-pinned", "", "leaf"}, ok: true},
+		{containers: []string{"cmp-conformance", "upgrade", "hop v3.0.23 -> v3.2.11", "conformance"}, want: specKey{"conformance", "v3.0.23 -> v3.2.11", "leaf"}, ok: true},
+		{containers: []string{"cmp-conformance"}},
+		{containers: []string{"cmp-conformance", "other", "x", "y"}},
+	} {
+		got, ok := keyOf(ginkgo.SpecReport{ContainerHierarchyTexts: tt.containers, LeafNodeText: "leaf"})
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("keyOf(%q) = %+v, %v; want %+v, %v", tt.containers, got, ok, tt.want, tt.ok)
+		}
+	}
+}
