@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -172,7 +171,7 @@ func plantApps(ctx context.Context, env *dsl.Env, bindings []Binding, log *upgra
 				continue
 			}
 			c := upgradeGiven(NewSuite(env, b), dsl.Given(ctx, env), role)
-			c.When().CreateApp().Then().Expect(noActionErrorNamed(c.Name()))
+			c.When().CreateApp().Then().Expect(dsl.NoActionError())
 			apps = append(apps, &upgradeApp{binding: b.Name, role: role, given: c})
 			log.update(func(u *reportv1.Upgrade) {
 				u.Apps = append(u.Apps, reportv1.UpgradeApp{Name: c.Name(), Binding: b.Name, Role: string(role), Plugin: sub.Plugin.FullName()})
@@ -183,15 +182,6 @@ func plantApps(ctx context.Context, env *dsl.Env, bindings []Binding, log *upgra
 		a.in(ctx).Then().ExpectWithin(env.Timeouts.AppSynced, dsl.SyncedAndHealthySince(start, env.Timeouts.Settle))
 	}
 	return apps
-}
-
-func noActionErrorNamed(name string) dsl.Expectation {
-	return func(c *dsl.Consequences) (dsl.State, string) {
-		if err := c.Actions().LastError(); err != nil {
-			return dsl.Failed, fmt.Sprintf("creating application %s: %v", name, err)
-		}
-		return dsl.Succeeded, ""
-	}
 }
 
 // upgradeGiven is the application of a role: the parameterized contract
