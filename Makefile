@@ -1,12 +1,13 @@
 # cmp-conformance: two commands matter.
 #   make conformance   bring up Argo CD + plugins (embedded runtime), run the checks, write the report
 #   make test          unit tests, then the suite's self-test against the broken witnesses
-#                      (the catalogue, and the upgrade profile along UPGRADE_PATHS)
+#                      (the catalogue at the newest version, the upgrade profile along SELFTEST_UPGRADE_PATHS)
 #   make upgrade       the upgrade profile: Argo CD moved along each of UPGRADE_PATHS
+#   make matrix        the self-test at the matrix's other versions and upgrade paths
 #
 # Binaries (argocd, kube-*, etcd, kwok, helm, kustomize) are cached under
 # $XDG_CACHE_HOME/cmp-conformance (default ~/.cache): a first run builds them
-# from source through the Go module proxy (17 to 27 minutes on 2 cores), later
+# from source through the Go module proxy (see README: measured cold times), later
 # runs reuse them.
 
 SHELL := /bin/bash
@@ -17,18 +18,27 @@ RUNTIME ?= embedded
 LABEL_FILTER ?=
 RUN_FLAGS ?=
 GO ?= go
-# Upgrade paths by name (cmp-conformance run --help): the offline shape of
-# the release matrix, v3.0.23 -> v3.2.11 -> v3.0.23 and v2.14.21 -> v3.2.11.
-UPGRADE_PATHS ?= offline-previous offline-legacy
+# Environments the checks are shared out to (run --parallel): checks mostly
+# wait on Argo CD, so 3 suit 2 cores (measured in the README).
+PARALLEL ?= 3
+PAR = $(if $(filter embedded,$(RUNTIME)),$(PARALLEL),1)
+# Upgrade paths by name (cmp-conformance run --help): previous is
+# v3.5.7 -> v3.6.1 -> v3.5.7, oldest v3.4.13 -> v3.6.1, legacy v2.14.21 -> v3.6.1.
+UPGRADE_PATHS ?= previous oldest legacy
+# make test covers the newest version and one upgrade path (what a cold
+# machine can build within CI's 90 minutes); make matrix runs the rest.
+SELFTEST_UPGRADE_PATHS ?= legacy
+MATRIX_VERSIONS ?= v3.5.7 v3.4.13 v2.14.21
+MATRIX_UPGRADE_PATHS ?= previous oldest
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance upgrade test unit selftest selftest-upgrade tools tools-system env-up env-down lint build clean help
+.PHONY: all conformance upgrade matrix test unit selftest selftest-upgrade tools tools-system env-up env-down lint build clean help
 
 all: build
 
 help:
-	@sed -n '1,10p' Makefile
+	@sed -n '1,11p' Makefile
 
 build: $(BIN)
 
@@ -40,11 +50,16 @@ $(BIN): FORCE
 
 FORCE:
 
-## tools-system: the Debian packages a run needs (redis-server for Argo CD, git for the git server).
+## tools-system: the Debian packages a run needs: redis-server for Argo CD, git for the
+## git server, and what Argo CD's own image ships that its components run
+## (gpg and gpg-agent for git-verify-wrapper.sh, ssh; fixtures/toolchain/image.go).
 tools-system:
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	command -v git >/dev/null || missing="$$missing git"; \
+	command -v gpg >/dev/null || missing="$$missing gpg"; \
+	command -v gpg-agent >/dev/null || missing="$$missing gpg-agent"; \
+	command -v ssh >/dev/null || missing="$$missing openssh-client"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
@@ -57,7 +72,7 @@ tools: tools-system build
 
 ## conformance: the main job. ARGOCD_VERSION=v2.14.21 picks a version; LABEL_FILTER selects checks.
 conformance: tools
-	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
 
 ## upgrade: one upgrade run per path of UPGRADE_PATHS (each obtains its versions first); fails if any run fails.
 upgrade: tools
@@ -77,12 +92,21 @@ unit:
 	cd plugins/helm/helm4 && $(GO) vet -tags helm4 ./... && $(GO) test -count=1 -tags helm4 ./...
 
 selftest: tools
-	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
 
 selftest-upgrade: tools
-	@failed=""; for p in $(UPGRADE_PATHS); do \
+	@failed=""; for p in $(SELFTEST_UPGRADE_PATHS); do \
 	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS) || failed="$$failed $$p"; \
 	done; if [ -n "$$failed" ]; then echo "upgrade self-tests failed:$$failed"; exit 1; fi
+
+## matrix: the self-test at every other version of the matrix, and the other upgrade paths
+## (each version's binaries are built on first use: about 10 minutes each on a cold machine).
+matrix: tools-system build
+	@failed=""; for v in $(MATRIX_VERSIONS); do \
+	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --argocd-version $$v --parallel $(PAR) --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS) || failed="$$failed $$v"; \
+	done; for p in $(MATRIX_UPGRADE_PATHS); do \
+	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS) || failed="$$failed $$p"; \
+	done; if [ -n "$$failed" ]; then echo "matrix runs failed:$$failed"; exit 1; fi
 
 env-up: tools
 	$(BIN) env up --runtime $(RUNTIME) --output $(OUTPUT) $(RUN_FLAGS)

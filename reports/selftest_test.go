@@ -273,7 +273,8 @@ func TestSummaryNotes(t *testing.T) {
 	r := selfTestReport()
 	Finalize(r)
 	md := renderSummary(r)
-	want := "| Binary kube-apiserver | v1.34.0, sha256 0123456789ab, from cache |\n\n" +
+	want := "| Binary kube-apiserver | v1.34.0, sha256 0123456789ab, from cache |\n" +
+		"| Deviation kustomize | v5.8.2 used for v5.8.3: not served |\n\n" +
 		"- using Argo CD v3.2.11, the newest version this machine can obtain\n" +
 		"- kube-apiserver from cache\n  checksum verified\n\n## Summary"
 	if !strings.Contains(md, want) {

@@ -84,6 +84,9 @@ func writeEnvironment(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 		}
 		row("Binary "+cell(bin.Name), strings.Join(detail, ", "))
 	}
+	for _, d := range env.Deviations {
+		row("Deviation "+cell(d.Tool), fmt.Sprintf("%s used for %s: %s", d.Used, d.Pinned, d.Reason))
+	}
 	b.WriteString("\n")
 	if len(env.Notes) > 0 {
 		for _, note := range env.Notes {

@@ -38,6 +38,16 @@ type Options struct {
 	Nodes int
 	// Wait bounds how long kwokctl waits for the control plane.
 	Wait time.Duration
+	// PortBase, when set, fixes the control plane's ports (base..base+5):
+	// kwokctl otherwise picks free ports itself, and clusters created at the
+	// same moment (a parallel run) pick the same ones.
+	PortBase int
+}
+
+// Ports are the 127.0.0.1 ports of a cluster with this PortBase, by purpose.
+func Ports(base int) map[string]int {
+	return map[string]int{"kube-apiserver": base, "etcd": base + 1, "etcd peer": base + 2,
+		"kube-controller-manager": base + 3, "kube-scheduler": base + 4, "kwok-controller": base + 5}
 }
 
 // Provider runs the embedded cluster through e2e-framework's kwok support,
@@ -78,19 +88,29 @@ func (p *Provider) kubeconfig() string { return filepath.Join(p.opts.Dir, "kubec
 // and versions (kwokctl otherwise assumes its own default Kubernetes version
 // and would download binaries for it).
 func (p *Provider) config() ([]byte, error) {
+	options := map[string]any{
+		"runtime":                     "binary",
+		"kubeVersion":                 p.opts.KubeVersion,
+		"etcdVersion":                 p.opts.EtcdVersion,
+		"kubeApiserverBinary":         p.opts.KubeAPIServer,
+		"kubeControllerManagerBinary": p.opts.KubeControllerManager,
+		"kubeSchedulerBinary":         p.opts.KubeScheduler,
+		"etcdBinary":                  p.opts.Etcd,
+		"kwokControllerBinary":        p.opts.KwokController,
+	}
+	if p.opts.PortBase != 0 {
+		ports := Ports(p.opts.PortBase)
+		options["kubeApiserverPort"] = ports["kube-apiserver"]
+		options["etcdPort"] = ports["etcd"]
+		options["etcdPeerPort"] = ports["etcd peer"]
+		options["kubeControllerManagerPort"] = ports["kube-controller-manager"]
+		options["kubeSchedulerPort"] = ports["kube-scheduler"]
+		options["kwokControllerPort"] = ports["kwok-controller"]
+	}
 	return yaml.Marshal(map[string]any{
 		"apiVersion": "config.kwok.x-k8s.io/v1alpha1",
 		"kind":       "KwokctlConfiguration",
-		"options": map[string]any{
-			"runtime":                     "binary",
-			"kubeVersion":                 p.opts.KubeVersion,
-			"etcdVersion":                 p.opts.EtcdVersion,
-			"kubeApiserverBinary":         p.opts.KubeAPIServer,
-			"kubeControllerManagerBinary": p.opts.KubeControllerManager,
-			"kubeSchedulerBinary":         p.opts.KubeScheduler,
-			"etcdBinary":                  p.opts.Etcd,
-			"kwokControllerBinary":        p.opts.KwokController,
-		},
+		"options":    options,
 	})
 }
 

@@ -47,6 +47,12 @@ started and deletes the cluster, from any shell. The state lives in
 }
 
 func envUp(f *envFlags) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	if err := f.checkVersions(nil); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out, err := filepath.Abs(f.output)

@@ -25,6 +25,10 @@ type envFlags struct {
 	pluginPath                                               []string
 	noDownload, noBuild, retry                               bool
 	readyTimeout                                             time.Duration
+	// pluginBin, set for the shares of a parallel run (hidden), is the
+	// folder where the parent built the plugin programs: they are used from
+	// there, not built again.
+	pluginBin string
 }
 
 func (f *envFlags) bind(cmd *cobra.Command) {
@@ -34,7 +38,7 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "use this argocd binary (e.g. the official argocd-linux-amd64) instead of obtaining one")
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing")
 	fl.StringVar(&f.output, "output", "_output", "folder for reports (<output>/reports/<run-id>), plugin programs and environment state")
-	fl.IntVar(&f.portBase, "port-base", 18080, "first of the 127.0.0.1 ports Argo CD listens on (server, repo-server, redis, metrics: base..base+6)")
+	fl.IntVar(&f.portBase, "port-base", 18080, "first of the 127.0.0.1 ports a run listens on: Argo CD base..base+6, plugin services from base+10, the embedded cluster base+40..base+45")
 	fl.StringArrayVar(&f.plugins, "plugin", nil, "ROLE=DIR: run the checks of ROLE against the plugin in DIR (a folder with plugin.yaml); roles: "+roles())
 	fl.StringArrayVar(&f.pluginPath, "plugin-path", nil, "folder of programs your plugin.yaml commands name (put first on the plugin's PATH)")
 	fl.BoolVar(&f.noDownload, "no-download", false, "never download release binaries (build from source)")
@@ -116,6 +120,11 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 		return nil, nil, err
 	}
 	path := append([]string{}, f.pluginPath...)
+	if f.pluginBin != "" {
+		plan.Bin = f.pluginBin
+		plan.ToolsReady = helmBuilt(f.pluginBin)
+		return plan, append(path, f.pluginBin), nil
+	}
 	if root != "" {
 		bin, err := filepath.Abs(filepath.Join(f.output, "bin"))
 		if err != nil {
@@ -126,6 +135,8 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 			return nil, nil, err
 		}
 		path = append(path, bin)
+		plan.Bin = bin
+		plan.ToolsReady = helmBuildFor(root, bin)
 	}
 	return plan, path, nil
 }
@@ -137,7 +148,7 @@ func (f *envFlags) config(runID, logDir string, plan *pluginPlan, path []string)
 	}
 	return environment.Config{
 		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Kubeconfig: f.kubeconfig,
-		PortBase: f.portBase, Plugins: plan.Plugins, PluginPath: path, RunID: runID, LogDir: logDir,
+		PortBase: f.portBase, Plugins: plan.Plugins, PluginPath: path, ToolsReady: plan.ToolsReady, RunID: runID, LogDir: logDir,
 		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
 		ReadyTimeout: f.readyTimeout,
 	}, nil

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -53,7 +54,9 @@ func repoRoot() (string, error) {
 }
 
 // buildPlugins compiles every plugin program (plugins/*/cmd/*) into dir.
-// The Go build cache makes this a second or two when nothing changed.
+// The Go build cache makes this a second or two when nothing changed. The
+// Helm plugin, a module of its own (plugins/helm, on the Helm SDK), is built
+// once the Argo CD version is known (helmBuildFor).
 func buildPlugins(ctx context.Context, root, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -63,14 +66,6 @@ func buildPlugins(ctx context.Context, root, dir string) error {
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the plugin programs: %w\n%s", err, out)
-	}
-	// The Helm plugin is a module of its own (plugins/helm): it is built
-	// against the Helm SDK, whose dependencies stay out of this module.
-	helm := exec.CommandContext(ctx, "go", "build", "-o", dir+string(os.PathSeparator), "./cmd/cmp-helm", "./cmd/cmp-helm-broken")
-	helm.Dir = filepath.Join(root, "plugins", "helm")
-	helm.Env = cmd.Env
-	if out, err := helm.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the Helm plugin (plugins/helm): %w\n%s", err, out)
 	}
 	return nil
 }
@@ -100,6 +95,12 @@ type pluginPlan struct {
 	// Plugins are the plugins of Dirs, loaded and validated once.
 	Plugins  []argocd.Plugin
 	Bindings []conformance.Binding
+	// ToolsReady builds the programs that depend on the Argo CD version
+	// (environment.Config.ToolsReady); nil outside a checkout.
+	ToolsReady func(context.Context, *toolchain.Set, []string) ([]string, error)
+	// Bin is the folder of the plugin programs built for this run ("" when
+	// none were: outside a checkout).
+	Bin string
 }
 
 // planPlugins binds roles to plugins: the reference plugins, overridden by

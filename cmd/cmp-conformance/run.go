@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -41,6 +42,10 @@ type runFlags struct {
 	timeout            time.Duration
 	upgradePath        string
 	upgradeTimeout     time.Duration
+	// parallel is the number of environments the checks are shared out to;
+	// units is the share of one of them (set by the parent, hidden).
+	parallel int
+	units    string
 }
 
 func runCommand() *cobra.Command {
@@ -63,12 +68,24 @@ path's first version, creates applications of the parameterized, Helm and
 service plugins (parameters set, synced automatically), then moves Argo CD
 along the path, version by version, and runs the UPG checks after each hop:
 
-  --upgrade-path offline-previous            # v3.0.23 -> v3.2.11 -> v3.0.23
-  --upgrade-path offline-legacy              # v2.14.21 -> v3.2.11
-  --upgrade-path v3.5.7,v3.6.1,v3.5.7        # any versions, in order
+  --upgrade-path previous                    # v3.5.7 -> v3.6.1 -> v3.5.7
+  --upgrade-path oldest                      # v3.4.13 -> v3.6.1
+  --upgrade-path legacy                      # v2.14.21 -> v3.6.1
+  --upgrade-path v3.4.13,v3.5.7,v3.6.1       # any versions, in order
 
-Paths by name: previous, legacy (the release matrix, v3.5.7/v3.6.1/v2.14.21)
-and offline-previous, offline-legacy (what builds from the module proxy).`,
+A parallel run (--parallel N, embedded runtime only, not with --upgrade-path)
+shares the catalogue out to N environments side by side, each a child process
+with its own cluster, Argo CD, plugins and ports (--port-base + 100 per
+environment): the checks of the reference plugins one by one, each witness of
+--self-test whole, balanced by the seconds each took in the newest earlier
+reports under --output (else by reference timings). Their results are merged
+into one report; each environment's own report stays under its shares/N, its
+logs under logs/share-N. Ctrl-C stops every environment and still writes the
+merged report.
+
+The matrix: v3.6.1 (current), v3.5.7 (previous), v3.4.13 (oldest supported
+line), v2.14.21 (legacy). The names offline-previous and offline-legacy of
+earlier releases are aliases of previous and legacy.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return run(&f) },
 	}
@@ -81,6 +98,11 @@ and offline-previous, offline-legacy (what builds from the module proxy).`,
 	fl.DurationVar(&f.timeout, "timeout", 2*time.Hour, "bound on the whole suite")
 	fl.StringVar(&f.upgradePath, "upgrade-path", "", "run the upgrade profile along these Argo CD versions: a path name ("+strings.Join(upgradePathNames(), ", ")+") or versions separated by commas")
 	fl.DurationVar(&f.upgradeTimeout, "upgrade-timeout", 3*time.Minute, "bound on each application's return to Synced and Healthy after a hop (UPG-001)")
+	fl.IntVar(&f.parallel, "parallel", envInt("PARALLEL", 1), "share the checks out to this many environments run side by side (each its own cluster, Argo CD and ports from --port-base + 100 per share), then merge their results into one report; checks mostly wait on Argo CD, so 3 suit 2 cores")
+	fl.StringVar(&f.units, "units", "", "the share of one environment of a parallel run (set by --parallel)")
+	_ = fl.MarkHidden("units")
+	fl.StringVar(&f.pluginBin, "plugin-bin", "", "the plugin programs a parallel run built (set by --parallel)")
+	_ = fl.MarkHidden("plugin-bin")
 	return cmd
 }
 
@@ -94,8 +116,23 @@ func run(f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	if err := f.parallelUsage(); err != nil {
+		return err
+	}
+	if err := f.checkVersions(path); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if f.units != "" {
+		// A share of a parallel run writes to its parent through a pipe: if
+		// the parent dies, a write must fail, not kill the share before its
+		// teardown (which its parent's death starts: childProcAttr).
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	}
 	started := time.Now()
 	runID := newRunID()
 	out, err := filepath.Abs(f.output)
@@ -136,9 +173,20 @@ func run(f *runFlags) error {
 	if err != nil {
 		return finish(err)
 	}
+	var only func(binding, check string) bool
+	if f.units != "" {
+		var bindings map[string]bool
+		if only, bindings, err = onlyUnits(f.units); err != nil {
+			return finish(err)
+		}
+		plan.keepBindings(bindings)
+	}
 	cfg, err := f.config(runID, filepath.Join(reportDir, "logs"), plan, pluginPath)
 	if err != nil {
 		return finish(err)
+	}
+	if f.parallel > 1 {
+		return finish(runParallel(ctx, f, cfg, plan, rep, rec, reportDir))
 	}
 	// Every version of the path is obtained before anything starts: a
 	// missing build fails now, not after the first hop.
@@ -161,7 +209,7 @@ func run(f *runFlags) error {
 	if path != nil {
 		upgrade = &conformance.UpgradeRun{Path: path, Timeout: f.upgradeTimeout, Record: func(u v1alpha1.Upgrade) { rep.Upgrade = &u }}
 	}
-	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed, upgrade, targets)
+	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed, upgrade, targets, only)
 	rep.Timings.SuiteSeconds = time.Since(suiteStart).Seconds()
 	t := time.Now()
 	bringUpPhases := len(env.Phases)
@@ -180,7 +228,7 @@ func run(f *runFlags) error {
 // runSuite runs the checks; suiteFailed is set when Ginkgo itself did not
 // pass (the results may not say why, e.g. a spec that stopped early).
 func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, plan *pluginPlan, rec *reports.Recorder, suiteFailed *bool,
-	upgrade *conformance.UpgradeRun, targets map[string]argocd.Target) error {
+	upgrade *conformance.UpgradeRun, targets map[string]argocd.Target, only func(binding, check string) bool) error {
 	conn, err := connect(ctx, env)
 	if err != nil {
 		return err
@@ -222,6 +270,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	var recErr error
 	err = conformance.Register(conformance.Config{
 		Upgrade:     upgrade,
+		Only:        only,
 		Env:         func() *dsl.Env { return dslEnv },
 		Bindings:    plan.Bindings,
 		LabelFilter: f.labelFilter,
@@ -303,6 +352,9 @@ func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 	}
 	rep.Environment.ArgoCDVersion = env.Tools.ArgoCDVersion
 	rep.Environment.Notes = append(rep.Environment.Notes, env.Tools.Notes...)
+	for _, d := range env.Tools.Deviations {
+		rep.Environment.Deviations = append(rep.Environment.Deviations, v1alpha1.Deviation{Tool: d.Tool, Pinned: d.Pinned, Used: d.Used, Reason: d.Reason})
+	}
 	if note := helmSDKNote(env); note != "" {
 		rep.Environment.Notes = append(rep.Environment.Notes, note)
 	}
@@ -345,6 +397,9 @@ func reproduce(f *runFlags, version string) string {
 	}
 	if f.selfTest {
 		parts = append(parts, "--self-test")
+	}
+	if f.parallel > 1 {
+		parts = append(parts, "--parallel", strconv.Itoa(f.parallel))
 	}
 
 	for _, p := range f.plugins {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
@@ -35,6 +35,30 @@ func (f *runFlags) upgrade() ([]string, error) {
 	return path, nil
 }
 
+// checkVersions refuses, as bad usage and in a second or two, an Argo CD
+// version that is not a release: before plugins are built or anything starts.
+func (f *envFlags) checkVersions(path []string) error {
+	versions := path
+	if versions == nil && f.argocdVersion != "" {
+		versions = []string{f.argocdVersion}
+	}
+	if len(versions) == 0 {
+		return nil
+	}
+	tc, err := toolchain.New(f.toolchainOptions())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, v := range versions {
+		if err := tc.CheckArgoCDVersion(ctx, v); errors.Is(err, toolchain.ErrUnknownVersion) {
+			return err
+		}
+	}
+	return nil
+}
+
 func upgradePathNames() []string { return slices.Sorted(maps.Keys(toolchain.UpgradePaths())) }
 
 // upgradeTargets obtains every version of the path (binary, sources, helm
@@ -42,6 +66,17 @@ func upgradePathNames() []string { return slices.Sorted(maps.Keys(toolchain.Upgr
 func upgradeTargets(ctx context.Context, cfg environment.Config, path []string) (map[string]argocd.Target, []toolchain.Binary, error) {
 	targets := map[string]argocd.Target{}
 	var binaries []toolchain.Binary
+	// Plan every version from its source first (seconds each): a version
+	// whose needs cannot be read fails before any of the path's builds.
+	tc, err := toolchain.New(cfg.Toolchain)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, v := range path {
+		if _, err := tc.PlanVersion(ctx, v); err != nil {
+			return nil, nil, fmt.Errorf("Argo CD %s of the upgrade path: %w", v, err)
+		}
+	}
 	for _, v := range path {
 		if _, ok := targets[v]; ok {
 			continue
@@ -52,11 +87,8 @@ func upgradeTargets(ctx context.Context, cfg environment.Config, path []string) 
 		if err != nil {
 			return nil, nil, fmt.Errorf("obtaining Argo CD %s for the upgrade path: %w", v, err)
 		}
-		var dirs []string
-		for _, t := range []string{toolchain.Helm, toolchain.Kustomize} {
-			dirs = append(dirs, filepath.Dir(set.Binaries[t].Path))
-		}
-		targets[v] = argocd.Target{Version: v, Binary: set.Binaries[toolchain.ArgoCD].Path, Source: set.ArgoCDSource, ToolDirs: dirs}
+		targets[v] = argocd.Target{Version: v, Binary: set.Binaries[toolchain.ArgoCD].Path, Source: set.ArgoCDSource,
+			ToolDirs: set.ToolDirs(), ImageEnv: set.ComponentEnv()}
 		if v != path[0] {
 			binaries = append(binaries, set.Binaries[toolchain.ArgoCD], set.Binaries[toolchain.Helm], set.Binaries[toolchain.Kustomize])
 		}

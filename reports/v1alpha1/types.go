@@ -84,6 +84,19 @@ type Environment struct {
 	// Notes are things the reader must know about the environment, e.g.
 	// "using Argo CD v3.2.11, the newest version this machine can obtain".
 	Notes []string `json:"notes,omitempty"`
+	// Deviations are tools run at another version than the Argo CD
+	// version pins, because the pinned release could not be obtained.
+	Deviations []Deviation `json:"deviations,omitempty"`
+}
+
+// Deviation is a tool used at another version than its pin.
+type Deviation struct {
+	Tool string `json:"tool"`
+	// Pinned is the version Argo CD's hack/tool-versions.sh names, Used the
+	// one the run used instead.
+	Pinned string `json:"pinned"`
+	Used   string `json:"used"`
+	Reason string `json:"reason"`
 }
 
 // Binary is one executable the run used, with its provenance.

@@ -33,7 +33,17 @@ type Config struct {
 	// Upgrade, when set, makes this an upgrade run: the tree is the hops of
 	// its path with the checks of area upgrade, instead of the catalogue.
 	Upgrade *UpgradeRun
+	// Only, when set, keeps the catalogue specs it accepts (by binding name
+	// and check ID) and leaves the others out of the tree: the share of one
+	// process of a parallel run, whose other shares record the rest.
+	Only func(binding, checkID string) bool
 }
+
+// CheckTimeout bounds one check: a check whose expectations all have their
+// own bounds takes at most a few minutes (FAULT's, the longest, waits out
+// two fault timeouts), so this only ever stops a hang (an Argo CD call that
+// never returns) from stopping the run.
+const CheckTimeout = 10 * time.Minute
 
 // outcome is attached to a spec whose verdict is not Ginkgo's own: a
 // Provisional check, a witness run, or a not-supported check.
@@ -122,12 +132,12 @@ func Register(cfg Config) error {
 			ginkgo.Describe(b.Name, func() {
 				for _, c := range checks {
 					// The upgrade checks judge a hop: only an upgrade run has one.
-					if c.Area == Upgrade || !b.Has(c) {
+					if c.Area == Upgrade || !b.Has(c) || (cfg.Only != nil && !cfg.Only(b.Name, c.ID)) {
 						continue
 					}
 					leaf := c.ID + ": " + c.Title
 					specs[specKey{b.Name, "", leaf}] = specInfo{binding: b, check: c}
-					ginkgo.It(leaf, ginkgo.Label(c.Labels()...), func(ctx ginkgo.SpecContext) { runCheck(ctx, cfg.Env(), b, c) })
+					ginkgo.It(leaf, ginkgo.Label(c.Labels()...), ginkgo.SpecTimeout(CheckTimeout), func(ctx ginkgo.SpecContext) { runCheck(ctx, cfg.Env(), b, c) })
 				}
 			})
 		}

@@ -59,7 +59,15 @@ func (h helmSettings) plugin() []v1alpha1.ApplicationSourcePluginParameter {
 // helmPair gives the Given of the native and the plugin application of one
 // chart with the same settings.
 func helmPair(ctx context.Context, s *Suite, chart string, h helmSettings) (native, plugin *dsl.Context) {
-	native = s.Given(ctx).NamePrefix(chart + "-native").Path(chart).NativeHelm(h.native())
+	native = s.Given(ctx).NamePrefix(chart + "-native").Path(chart)
+	// Argo CD drops an empty spec.source.helm (NormalizeSource), and the
+	// source type then comes from discovery, where any plugin discovering
+	// Chart.yaml (the Helm plugin under test, or a witness) comes before
+	// native Helm. The release name Argo CD uses anyway, the application's
+	// name, keeps the application native whatever the settings.
+	nh := h.native()
+	nh.ReleaseName = native.Name()
+	native.NativeHelm(nh)
 	plugin = s.Given(ctx).NamePrefix(chart + "-cmp").Path(chart).Plugin(s.Plugin(RoleHelm).FullName())
 	if p := h.plugin(); len(p) > 0 {
 		plugin.Parameters(p...)

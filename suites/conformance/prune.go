@@ -18,12 +18,17 @@ import (
 // prune, exactly like a native tool's (argo-cd#8243, fixed in v2.3 by
 // #8367), and a plugin's failure never costs a resource (#15339).
 
-// syncedPruneApp syncs a plain-plugin application with two ConfigMaps.
+// syncedPruneApp syncs a plain-plugin application with two ConfigMaps, and
+// waits until Argo CD has compared it Synced: only then does the
+// controller's view of the cluster hold what the sync created. A deletion
+// issued before that finds nothing to delete ("Successfully deleted 0
+// resources", seen on v3.6.1 under load), which says nothing of plugins.
 func syncedPruneApp(ctx context.Context, s *Suite, prefix string) *dsl.Consequences {
 	c := s.DiscoveredBy(s.Given(ctx).NamePrefix(prefix).Path("prune-app"), RolePlain)
 	return expectSyncedThroughPlugin(s, c).
 		ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-keep", nil)).
-		ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-drop", nil))
+		ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-drop", nil)).
+		ExpectWithin(s.Env.Timeouts.AppSynced, dsl.SyncStatusIs("Synced"))
 }
 
 var pruneCascadeDelete = Check{

@@ -1,10 +1,12 @@
 package conformance
 
 import (
+	"os"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	"golang.org/x/term"
 )
 
 // RunOptions are the Ginkgo settings a CLI run exposes.
@@ -30,6 +32,8 @@ func Run(opts RunOptions) bool {
 		suiteConfig.Timeout = opts.Timeout
 	}
 	reporterConfig.Verbose = opts.Verbose
+	// Colour only for a terminal: a CI log or a file gets plain text.
+	reporterConfig.NoColor = reporterConfig.NoColor || os.Getenv("NO_COLOR") != "" || !term.IsTerminal(int(os.Stdout.Fd()))
 	return ginkgo.RunSpecs(testingT{}, "cmp-conformance", suiteConfig, reporterConfig)
 }
 

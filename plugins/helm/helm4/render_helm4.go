@@ -26,15 +26,17 @@ import (
 )
 
 // SDKVersion must equal the helm.sh/helm/v4 version in go.mod (a test checks
-// it): test binaries carry no module build info to read it from.
+// it); a binary built at another version reports that one (sdkVersion).
 const SDKVersion = "v4.2.1"
+
+var sdkVersion = helmcmp.SDKVersion("helm.sh/helm/v4", SDKVersion)
 
 // stampRelease makes the SDK's defaults those of the official release.
 var stampRelease = sync.OnceFunc(func() {
 	// The official release is linked with -X internal/version.version; a
 	// plain `go build` reports "v4.x". Helm 4 already derives the default
 	// Kubernetes version from client-go's module version at run time.
-	common.DefaultCapabilities.HelmVersion.Version = SDKVersion
+	common.DefaultCapabilities.HelmVersion.Version = sdkVersion
 	common.DefaultCapabilities.HelmVersion.GitTreeState = "clean"
 })
 
@@ -46,7 +48,7 @@ func New() helmcmp.Renderer {
 	return renderer{}
 }
 
-func (renderer) Version() string { return SDKVersion }
+func (renderer) Version() string { return sdkVersion }
 
 func newConfig() *action.Configuration {
 	// helm logs through slog; its CLI shows only warnings without --debug,

@@ -23,10 +23,21 @@ import (
 // checks it): test binaries carry no module build info to read it from.
 const Helm3SDKVersion = "v3.18.4"
 
+// helm3SDK is the Helm 3 SDK this binary links (Helm3SDKVersion unless it
+// was built at another version).
+var helm3SDK = SDKVersion("helm.sh/helm/v3", Helm3SDKVersion)
+
 // helm3KubeMinor is what the official helm release stamps into
 // chartutil.k8sVersionMinor from its k8s.io/client-go version (v0.33.2 for
 // Helm 3.18.4); see defaults below.
-const helm3KubeMinor = "33"
+var helm3KubeMinor = func() string {
+	v := SDKVersion("k8s.io/client-go", "v0.33.2")
+	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
+	if len(parts) < 2 {
+		return "33"
+	}
+	return parts[1]
+}()
 
 // stampRelease makes the SDK's defaults those of the official release.
 var stampRelease = sync.OnceFunc(func() {
@@ -37,7 +48,7 @@ var stampRelease = sync.OnceFunc(func() {
 	// .Capabilities.HelmVersion, so set the released values here.
 	caps := chartutil.DefaultCapabilities
 	caps.KubeVersion = chartutil.KubeVersion{Version: "v1." + helm3KubeMinor + ".0", Major: "1", Minor: helm3KubeMinor}
-	caps.HelmVersion.Version = Helm3SDKVersion
+	caps.HelmVersion.Version = helm3SDK
 	caps.HelmVersion.GitTreeState = "clean"
 })
 
@@ -49,7 +60,7 @@ func Helm3() Renderer {
 	return helm3{}
 }
 
-func (helm3) Version() string { return Helm3SDKVersion }
+func (helm3) Version() string { return helm3SDK }
 
 // ShowValues replays cmd/helm/show.go runShow for `helm show values`.
 func (helm3) ShowValues(chartDir string) (string, error) {

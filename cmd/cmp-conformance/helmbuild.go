@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+
+	"golang.org/x/mod/semver"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+)
+
+// helmBuild says how the Helm plugin is built for a Helm version: from
+// which module of plugins/helm, with which tags, against which SDK module.
+type helmBuild struct {
+	// sub is the module's folder under plugins/helm ("" for Helm 3).
+	sub, tags, sdk string
+}
+
+func helmBuildOf(pin string) helmBuild {
+	if semver.Major(pin) == "v4" {
+		return helmBuild{sub: "helm4", tags: "helm4", sdk: "helm.sh/helm/v4"}
+	}
+	return helmBuild{sdk: "helm.sh/helm/v3"}
+}
+
+// helmBuildFor builds the Helm plugin and its witness program
+// (cmp-helm-broken) on the Helm SDK the Argo CD version pins: the Helm 4
+// build from v3.5, at the pin's exact version (a copy of plugins/helm whose
+// go.mod is moved to the pin), so that the HELM checks compare the plugin
+// with the very Helm that version ships. The build goes to bin/helm-<pin>,
+// just before bin on the plugins' PATH (after the user's --plugin-path,
+// which must not be shadowed). -trimpath keeps the Go build cache valid
+// across copies: a rebuild at a pin seen before takes seconds.
+func helmBuildFor(root, bin string) func(context.Context, *toolchain.Set, []string) ([]string, error) {
+	return func(ctx context.Context, tools *toolchain.Set, path []string) ([]string, error) {
+		pin := tools.Plan.Pins[toolchain.Helm]
+		if pin == "" {
+			return path, nil
+		}
+		b := helmBuildOf(pin)
+		dir := filepath.Join(bin, "helm-"+pin)
+		src := filepath.Join(dir, "src")
+		fmt.Fprintf(os.Stderr, "plugins: building the Helm plugin on Helm SDK %s (the Helm Argo CD %s ships)\n", pin, tools.ArgoCDVersion)
+		if err := os.RemoveAll(src); err != nil {
+			return nil, err
+		}
+		if err := os.CopyFS(src, os.DirFS(filepath.Join(root, "plugins", "helm"))); err != nil {
+			return nil, fmt.Errorf("copying plugins/helm to build it at Helm %s: %w", pin, err)
+		}
+		module := filepath.Join(src, b.sub)
+		steps := [][]string{{"go", "get", b.sdk + "@" + pin}, {"go", "build", "-trimpath", "-tags", b.tags, "-o", dir + string(os.PathSeparator), "./cmd/cmp-helm", "./cmd/cmp-helm-broken"}}
+		for _, args := range steps {
+			cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+			cmd.Dir = module
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOWORK=off")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Run(); err != nil {
+				return nil, fmt.Errorf("building the Helm plugin on Helm SDK %s (%s in a copy of %s): %w\n%s", pin, args[1], filepath.Join("plugins", "helm", b.sub), err, out.String())
+			}
+		}
+		i := slices.Index(path, bin)
+		if i < 0 {
+			i = len(path)
+		}
+		return slices.Insert(slices.Clone(path), i, dir), nil
+	}
+}
+
+// helmBuilt is helmBuildFor for the shares of a parallel run: the parent
+// built the Helm plugin into bin already, and the shares use that build (a
+// build of their own each would cost seconds of CPU that the checks need, and
+// several at once into one folder would race).
+func helmBuilt(bin string) func(context.Context, *toolchain.Set, []string) ([]string, error) {
+	return func(_ context.Context, tools *toolchain.Set, path []string) ([]string, error) {
+		pin := tools.Plan.Pins[toolchain.Helm]
+		if pin == "" {
+			return path, nil
+		}
+		dir := filepath.Join(bin, "helm-"+pin)
+		if _, err := os.Stat(filepath.Join(dir, "cmp-helm")); err != nil {
+			return nil, fmt.Errorf("the Helm plugin on Helm SDK %s was not built into %s: %w", pin, dir, err)
+		}
+		i := slices.Index(path, bin)
+		if i < 0 {
+			i = len(path)
+		}
+		return slices.Insert(slices.Clone(path), i, dir), nil
+	}
+}
