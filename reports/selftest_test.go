@@ -323,17 +323,17 @@ func TestValidatorRejectsSelfTest(t *testing.T) {
 		mutate func(m map[string]any)
 		want   string
 	}{
-		{"bad expected", func(m map[string]any) { st0(m)["expected"] = "failed" }, "not in enum"},
-		{"bad observed", func(m map[string]any) { st0(m)["observed"] = "fail" }, "not in enum"},
-		{"missing ok", func(m map[string]any) { delete(st0(m), "ok") }, `missing required "ok"`},
-		{"missing witness", func(m map[string]any) { delete(st0(m), "witness") }, `missing required "witness"`},
-		{"empty checkID", func(m map[string]any) { st0(m)["checkID"] = "" }, "shorter than"},
-		{"string ok", func(m map[string]any) { st0(m)["ok"] = "yes" }, "type string, want boolean"},
-		{"unknown self-test field", func(m map[string]any) { st0(m)["pass"] = true }, `unknown property "pass"`},
-		{"missing mismatches", func(m map[string]any) { delete(sum(m), "mismatches") }, `missing required "mismatches"`},
-		{"negative witnesses", func(m map[string]any) { sum(m)["witnesses"] = -1 }, "below minimum"},
+		{"bad expected", func(m map[string]any) { st0(m)["expected"] = "failed" }, "value must be one of"},
+		{"bad observed", func(m map[string]any) { st0(m)["observed"] = "fail" }, "value must be one of"},
+		{"missing ok", func(m map[string]any) { delete(st0(m), "ok") }, `missing property 'ok'`},
+		{"missing witness", func(m map[string]any) { delete(st0(m), "witness") }, `missing property 'witness'`},
+		{"empty checkID", func(m map[string]any) { st0(m)["checkID"] = "" }, "minLength"},
+		{"string ok", func(m map[string]any) { st0(m)["ok"] = "yes" }, "got string, want boolean"},
+		{"unknown self-test field", func(m map[string]any) { st0(m)["pass"] = true }, `additional properties 'pass' not allowed`},
+		{"missing mismatches", func(m map[string]any) { delete(sum(m), "mismatches") }, `missing property 'mismatches'`},
+		{"negative witnesses", func(m map[string]any) { sum(m)["witnesses"] = -1 }, "minimum: got -1"},
 		{"non-string note", func(m map[string]any) { m["environment"].(map[string]any)["notes"] = []any{1} }, "want string"},
-		{"null self-test", func(m map[string]any) { m["selfTest"] = nil }, "type null"},
+		{"null self-test", func(m map[string]any) { m["selfTest"] = nil }, "got null, want"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

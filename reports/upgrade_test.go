@@ -309,22 +309,22 @@ func TestValidatorRejectsUpgrade(t *testing.T) {
 		mutate func(m map[string]any)
 		want   string
 	}{
-		{"missing hops", func(m map[string]any) { delete(upgrade(m), "hops") }, `missing required "hops"`},
-		{"null path", func(m map[string]any) { upgrade(m)["path"] = nil }, "type null"},
+		{"missing hops", func(m map[string]any) { delete(upgrade(m), "hops") }, `missing property 'hops'`},
+		{"null path", func(m map[string]any) { upgrade(m)["path"] = nil }, "got null, want"},
 		{"missing app binding", func(m map[string]any) {
 			delete(upgrade(m)["apps"].([]any)[0].(map[string]any), "binding")
-		}, `missing required "binding"`},
-		{"null hop checks", func(m map[string]any) { hop0(m)["checks"] = nil }, "type null"},
+		}, `missing property 'binding'`},
+		{"null hop checks", func(m map[string]any) { hop0(m)["checks"] = nil }, "got null, want"},
 		{"bad hop check state", func(m map[string]any) {
 			hop0(m)["checks"].([]any)[0].(map[string]any)["state"] = "ok"
-		}, "not in enum"},
+		}, "value must be one of"},
 		{"missing manifestsBefore", func(m map[string]any) {
 			delete(hop0(m)["apps"].([]any)[0].(map[string]any), "manifestsBefore")
-		}, `missing required "manifestsBefore"`},
-		{"unknown hop field", func(m map[string]any) { hop0(m)["version"] = "v3" }, `unknown property "version"`},
+		}, `missing property 'manifestsBefore'`},
+		{"unknown hop field", func(m map[string]any) { hop0(m)["version"] = "v3" }, `additional properties 'version' not allowed`},
 		{"empty result hop", func(m map[string]any) {
 			m["results"].([]any)[len(m["results"].([]any))-1].(map[string]any)["hop"] = ""
-		}, "shorter than"},
+		}, "minLength"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,6 +35,15 @@ func Write(dir string, r *v1alpha1.ConformanceReport) error {
 		return fmt.Errorf("encode report: %w", err)
 	}
 	jsonData = append(jsonData, '\n')
+	if err := v1alpha1.Validate(jsonData); err != nil {
+		// A harness bug, not a verdict: keep the document for diagnosis, but
+		// never under the name tools read as a valid report.
+		bad := filepath.Join(dir, "report.invalid.json")
+		if os.MkdirAll(dir, 0o755) == nil && writeAtomic(bad, jsonData) == nil {
+			return fmt.Errorf("the report %w (kept as %s)", err, bad)
+		}
+		return fmt.Errorf("the report %w", err)
+	}
 	// Converting from the JSON (rather than marshalling the struct with a YAML
 	// library) keeps the YAML field names identical to the JSON ones.
 	yamlData, err := yaml.JSONToYAML(jsonData)

@@ -243,6 +243,7 @@ func TestWriteRunProblemsInJUnit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &v1alpha1.ConformanceReport{Error: tt.err, Interrupted: tt.interrupted,
 				Results: []v1alpha1.Result{leveled("C1", v1alpha1.LevelCore, v1alpha1.StatePassed)}}
+			r.Environment.Runtime = "embedded"
 			Finalize(r)
 			dir := t.TempDir()
 			if err := Write(dir, r); err != nil {
@@ -345,6 +346,7 @@ func TestJUnitControlCharacters(t *testing.T) {
 	}}
 	r.Results[0].Message = "\x1b[31merror\x1b[0m: <bad> & \"quoted\"\x00"
 	r.Results[0].Title = "a <title> & more"
+	r.Environment.Runtime = "embedded"
 	Finalize(r)
 	dir := t.TempDir()
 	if err := Write(dir, r); err != nil {

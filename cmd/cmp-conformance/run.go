@@ -427,8 +427,12 @@ func writeReport(out, reportDir string, rep *v1alpha1.ConformanceReport, suiteFa
 		return err
 	}
 	c := rep.Summary.Counts[v1alpha1.LevelCore]
-	fmt.Fprintf(os.Stderr, "\nverdict: %s (Core: %d passed, %d failed, %d not-supported, %d skipped; bring-up %.1fs, suite %.1fs)\nreport: %s\n",
-		rep.Summary.Verdict, c.Passed, c.Failed, c.NotSupported, c.Skipped, rep.Timings.BringUpSeconds, rep.Timings.SuiteSeconds, filepath.Join(reportDir, reports.SummaryMD))
+	fmt.Fprintf(os.Stderr, "\nverdict: %s (Core: %d passed, %d failed, %d not-supported, %d skipped; bring-up %.1fs, suite %.1fs)\n",
+		rep.Summary.Verdict, c.Passed, c.Failed, c.NotSupported, c.Skipped, rep.Timings.BringUpSeconds, rep.Timings.SuiteSeconds)
+	for _, why := range reports.Reasons(rep) {
+		fmt.Fprintf(os.Stderr, "  why: %s\n", why)
+	}
+	fmt.Fprintf(os.Stderr, "report: %s\n", filepath.Join(reportDir, reports.SummaryMD))
 	if code := reports.ExitCode(rep); code != 0 {
 		return exitError{code}
 	}

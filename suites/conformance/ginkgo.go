@@ -66,10 +66,12 @@ func observe(format string, args ...any) {
 func observations(r ginkgo.SpecReport) []string {
 	var out []string
 	for _, e := range r.ReportEntries {
-		if e.Name == observationEntry {
-			if v, ok := e.GetRawValue().(string); ok {
-				out = append(out, v)
-			}
+		v, ok := e.GetRawValue().(string)
+		switch {
+		case ok && e.Name == observationEntry:
+			out = append(out, v)
+		case ok && e.Name == dsl.CleanupEntry:
+			out = append(out, "cleanup: "+v)
 		}
 	}
 	return out

@@ -1,0 +1,62 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+)
+
+// Reasons says, one line each, why a finalized report's verdict is not
+// "passed": the run's own error, each failed Core or Extended check, each
+// self-test mismatch, an interruption, or no Core check run. It is what a
+// terminal or a CI log shows under the verdict, where only the tail of the
+// output may be kept; summary.md has the full messages.
+func Reasons(r *v1alpha1.ConformanceReport) []string {
+	var out []string
+	if r.Error != "" {
+		out = append(out, "run: "+excerpt(r.Error))
+	}
+	for _, res := range r.Results {
+		if res.State == v1alpha1.StateFailed && res.Level != v1alpha1.LevelProvisional {
+			out = append(out, fmt.Sprintf("%s failed (%s): %s", junitID(res.ID, res.Hop), res.Level, excerpt(res.Message)))
+		}
+	}
+	for _, st := range r.SelfTest {
+		if !st.OK {
+			out = append(out, fmt.Sprintf("self-test %s vs %s: expected to %s, observed %s: %s",
+				junitID(st.CheckID, st.Hop), st.Witness, st.Expected, stateWord(st.Observed), excerpt(st.Message)))
+		}
+	}
+	if r.Interrupted {
+		out = append(out, "the run was interrupted before every check ran")
+	}
+	if len(out) == 0 && r.Summary.Verdict != v1alpha1.VerdictPassed {
+		out = append(out, "no Core check ran to a verdict")
+	}
+	return out
+}
+
+// excerpt keeps the first few non-empty lines of a message, joined and cut
+// to a length a log line can carry: Gomega's first line is often only
+// "Timed out after 90s", the reason follows it.
+func excerpt(s string) string {
+	const maxLines, maxLen = 3, 400
+	var lines []string
+	for line := range strings.Lines(s) {
+		if t := strings.TrimSpace(line); t != "" {
+			lines = append(lines, t)
+			if len(lines) == maxLines {
+				break
+			}
+		}
+	}
+	out := strings.Join(lines, " / ")
+	if len(out) > maxLen {
+		out = out[:maxLen] + "…"
+	}
+	if out == "" {
+		return "(no message)"
+	}
+	return out
+}
