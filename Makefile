@@ -33,7 +33,7 @@ MATRIX_UPGRADE_PATHS ?= previous oldest
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance upgrade matrix test unit selftest selftest-upgrade tools tools-system env-up env-down lint build clean help
+.PHONY: all conformance upgrade matrix test unit selftest selftest-upgrade tools tools-system test-deps env-up env-down lint build clean help
 
 all: build
 
@@ -66,6 +66,13 @@ tools-system:
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing >/dev/null; fi; \
 	fi
 
+## test-deps: what the unit tests need beyond Go: Debian's headless Chromium, which
+## opens report.html (reports/html_test.go) and takes a screenshot of it.
+test-deps:
+	@command -v chromium >/dev/null || { echo "installing: chromium"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
+
 ## tools: every binary a run needs, obtained by version (cache, download, or source build).
 tools: tools-system build
 	$(BIN) tools get --runtime $(RUNTIME)
@@ -85,9 +92,10 @@ test: unit selftest selftest-upgrade
 
 # plugins/helm is its own module (built on the Helm SDK), plugins/helm/helm4
 # its Helm 4 build: both are tested here too.
-unit:
+unit: test-deps
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	@mkdir -p $(OUTPUT)/screenshots
+	CMP_CONFORMANCE_REQUIRE_CHROMIUM=1 CMP_CONFORMANCE_SCREENSHOT_DIR=$(abspath $(OUTPUT))/screenshots $(GO) test -count=1 ./...
 	cd plugins/helm && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd plugins/helm/helm4 && $(GO) vet -tags helm4 ./... && $(GO) test -count=1 -tags helm4 ./...
 

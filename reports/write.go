@@ -25,8 +25,8 @@ const (
 // LatestLink is the name of the symlink Publish maintains under the root.
 const LatestLink = "latest"
 
-// Write renders r into dir as report.json, report.yaml, junit.xml and
-// summary.md. Call Finalize first: Write renders the report as it is. Each
+// Write renders r into dir as report.json, report.yaml, junit.xml,
+// summary.md and report.html. Call Finalize first: Write renders the report as it is. Each
 // file is written atomically, so an interrupt leaves every file either whole
 // or absent, never half written.
 func Write(dir string, r *v1alpha1.ConformanceReport) error {
@@ -54,6 +54,10 @@ func Write(dir string, r *v1alpha1.ConformanceReport) error {
 	if err != nil {
 		return fmt.Errorf("encode JUnit: %w", err)
 	}
+	htmlData, err := renderHTML(r)
+	if err != nil {
+		return fmt.Errorf("render HTML: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create report directory: %w", err)
 	}
@@ -65,6 +69,7 @@ func Write(dir string, r *v1alpha1.ConformanceReport) error {
 	}{
 		{JUnitXML, junitData},
 		{SummaryMD, []byte(renderSummary(r))},
+		{ReportHTML, htmlData},
 		{ReportYAML, yamlData},
 		{ReportJSON, jsonData},
 	} {

@@ -176,6 +176,15 @@ type Result struct {
 	// Hop is the hop of an upgrade run this result belongs to, as Hop.Name;
 	// empty outside upgrade runs.
 	Hop string `json:"hop,omitempty"`
+	// Steps are what the check did, in order: its log.
+	Steps []Step `json:"steps,omitempty"`
+}
+
+// Step is one step of a check (a Given, When or Then), timed from the
+// check's start.
+type Step struct {
+	AtSeconds float64 `json:"atSeconds"`
+	Text      string  `json:"text"`
 }
 
 // Divergence is the outcome of a Provisional check, listed separately so a
@@ -212,6 +221,8 @@ type SelfTestResult struct {
 	// Hop is the hop of an upgrade run this result belongs to, as Hop.Name;
 	// empty outside upgrade runs.
 	Hop string `json:"hop,omitempty"`
+	// Steps are what the check did against the witness, in order.
+	Steps []Step `json:"steps,omitempty"`
 }
 
 // Timings records where the run spent its time.

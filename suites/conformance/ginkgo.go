@@ -244,7 +244,7 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 			msg = "the check did not run to a verdict (" + r.State.String() + "): " + msg
 		}
 		cfg.RecordSelfTest(v1alpha1.SelfTestResult{CheckID: info.check.ID, Witness: info.binding.Name, Expected: want,
-			Observed: state, OK: ok, Message: msg, DurationSeconds: checkSeconds(r), Hop: info.hop})
+			Observed: state, OK: ok, Message: msg, DurationSeconds: checkSeconds(r), Hop: info.hop, Steps: steps(r)})
 		return
 	}
 	if cfg.Record == nil {
@@ -253,7 +253,19 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 	c := info.check
 	cfg.Record(v1alpha1.Result{ID: c.ID, Title: c.Title, Area: string(c.Area), Level: c.Level, State: state,
 		DurationSeconds: checkSeconds(r), Attempts: r.NumAttempts, Message: msg, Upstream: c.Upstream,
-		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop})
+		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop, Steps: steps(r)})
+}
+
+// steps are the spec's By steps, timed from its start: the check's log.
+func steps(r ginkgo.SpecReport) []v1alpha1.Step {
+	var out []v1alpha1.Step
+	for _, e := range r.SpecEvents {
+		if e.SpecEventType == types.SpecEventByStart {
+			at := max(e.TimelineLocation.Time.Sub(r.StartTime), 0)
+			out = append(out, v1alpha1.Step{AtSeconds: at.Round(time.Millisecond).Seconds(), Text: e.Message})
+		}
+	}
+	return out
 }
 
 const interruptedPrefix = "interrupted before it finished"
