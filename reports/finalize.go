@@ -19,7 +19,10 @@ import (
 // Extended check failed, or any self-test result is not OK (a check that
 // cannot fail against a witness that violates it is a defect of the suite);
 // otherwise "incomplete" if the run was interrupted or
-// no Core check ran (nothing was shown to conform); otherwise "passed".
+// no Core check ran (nothing was shown to conform); otherwise "partial" if
+// some Core check of the profile did not run (filtered out, not supported by
+// the plugin, skipped; a check that does not apply to the Argo CD version is
+// not of the profile there); otherwise "passed". Summary.Reasons says why.
 // Provisional checks never change the verdict: they record where released
 // Argo CD departs from the spec, which is not the plugin's fault.
 func Finalize(r *v1alpha1.ConformanceReport) {
@@ -37,7 +40,7 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 	}
 	divergences := []v1alpha1.Divergence{}
 	failed := r.Error != ""
-	sawCore := false
+	sawCore, notRun := false, false
 	for _, res := range r.Results {
 		c := counts[res.Level]
 		switch res.State {
@@ -49,6 +52,8 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 			c.NotSupported++
 		case v1alpha1.StateSkipped:
 			c.Skipped++
+		case v1alpha1.StateNotApplicable:
+			c.NotApplicable++
 		}
 		counts[res.Level] = c
 
@@ -58,6 +63,9 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 			// all filtered out or skipped has shown nothing about conformance.
 			sawCore = sawCore || res.State == v1alpha1.StatePassed || res.State == v1alpha1.StateFailed
 			failed = failed || res.State == v1alpha1.StateFailed
+			// A Core check of the profile that did not run makes a pass
+			// partial; one that does not apply to this version is not of it.
+			notRun = notRun || res.State == v1alpha1.StateSkipped || res.State == v1alpha1.StateNotSupported
 		case v1alpha1.LevelExtended:
 			failed = failed || res.State == v1alpha1.StateFailed
 		case v1alpha1.LevelProvisional:
@@ -80,8 +88,11 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 		verdict = v1alpha1.VerdictFailed
 	case r.Interrupted || !sawCore:
 		verdict = v1alpha1.VerdictIncomplete
+	case notRun:
+		verdict = v1alpha1.VerdictPartial
 	}
 	r.Summary = v1alpha1.Summary{Verdict: verdict, Counts: counts, Total: len(r.Results), SelfTest: selfTest}
+	r.Summary.Reasons = Reasons(r)
 	r.Divergences = divergences
 	finalizeUpgrade(r)
 }
@@ -104,10 +115,18 @@ func normalize(r *v1alpha1.ConformanceReport) {
 }
 
 // ExitCode is the process exit code a report implies: 0 when the verdict is
-// passed, 1 otherwise (including a report that was never finalized).
+// passed, 1 when failed (or never finalized), 3 when partial or incomplete:
+// nothing failed, but not every Core check ran, which a gate must not take
+// for a pass. (2 is a usage error, before anything ran.)
 func ExitCode(r *v1alpha1.ConformanceReport) int {
-	if r != nil && r.Summary.Verdict == v1alpha1.VerdictPassed {
+	if r == nil {
+		return 1
+	}
+	switch r.Summary.Verdict {
+	case v1alpha1.VerdictPassed:
 		return 0
+	case v1alpha1.VerdictPartial, v1alpha1.VerdictIncomplete:
+		return 3
 	}
 	return 1
 }

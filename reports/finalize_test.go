@@ -39,7 +39,10 @@ func TestFinalizeVerdict(t *testing.T) {
 		{name: "provisional alone is not a core result", results: []v1alpha1.Result{leveled("P1", prov, pass)}, want: "incomplete"},
 		{name: "core not-supported only: nothing ran", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateNotSupported)}, want: "incomplete"},
 		{name: "core skipped and extended passed: no core check ran", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateSkipped), leveled("E1", ext, pass)}, want: "incomplete"},
-		{name: "core skipped beside a core pass", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateSkipped), leveled("C2", core, pass)}, want: "passed"},
+		{name: "core skipped beside a core pass: partial", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateSkipped), leveled("C2", core, pass)}, want: "partial"},
+		{name: "core not supported beside a core pass: partial", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateNotSupported), leveled("C2", core, pass)}, want: "partial"},
+		{name: "core not applicable to the version: still passed", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateNotApplicable), leveled("C2", core, pass)}, want: "passed"},
+		{name: "extended skipped: still passed", results: []v1alpha1.Result{leveled("E1", ext, v1alpha1.StateSkipped), leveled("C2", core, pass)}, want: "passed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,10 +51,7 @@ func TestFinalizeVerdict(t *testing.T) {
 			if r.Summary.Verdict != tt.want {
 				t.Errorf("verdict = %q, want %q", r.Summary.Verdict, tt.want)
 			}
-			wantExit := 1
-			if tt.want == "passed" {
-				wantExit = 0
-			}
+			wantExit := map[string]int{"passed": 0, "failed": 1, "partial": 3, "incomplete": 3}[tt.want]
 			if got := ExitCode(r); got != wantExit {
 				t.Errorf("ExitCode = %d, want %d", got, wantExit)
 			}

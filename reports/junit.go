@@ -157,6 +157,8 @@ func junitResult(res v1alpha1.Result) junitCase {
 		}
 	case v1alpha1.StateNotSupported:
 		c.Skipped = &junitMessage{Message: "not-supported: " + firstLine(res.Message), Body: res.Message}
+	case v1alpha1.StateNotApplicable:
+		c.Skipped = &junitMessage{Message: "not-applicable: " + firstLine(res.Message), Body: res.Message}
 	case v1alpha1.StateSkipped:
 		c.Skipped = &junitMessage{Message: firstLine(res.Message), Body: res.Message}
 	}

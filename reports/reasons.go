@@ -7,9 +7,10 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
-// Reasons says, one line each, why a finalized report's verdict is not
-// "passed": the run's own error, each failed Core or Extended check, each
-// self-test mismatch, an interruption, or no Core check run. It is what a
+// Reasons says, one line each, why a report's verdict is not "passed": the
+// run's own error, each failed Core or Extended check, each self-test
+// mismatch, an interruption, the Core checks that did not run, or no Core
+// check run. Finalize stores them in Summary.Reasons. It is what a
 // terminal or a CI log shows under the verdict, where only the tail of the
 // output may be kept; summary.md has the full messages.
 func Reasons(r *v1alpha1.ConformanceReport) []string {
@@ -30,6 +31,25 @@ func Reasons(r *v1alpha1.ConformanceReport) []string {
 	}
 	if r.Interrupted {
 		out = append(out, "the run was interrupted before every check ran")
+	}
+	// Core checks that did not run, grouped by why (the filter, a feature
+	// the plugin lacks ...), so a narrowed run says what it left out.
+	notRun, order := map[string][]string{}, []string(nil)
+	for _, res := range r.Results {
+		if res.Level == v1alpha1.LevelCore && (res.State == v1alpha1.StateSkipped || res.State == v1alpha1.StateNotSupported) {
+			why := stateWord(res.State) + ": " + firstLine(res.Message)
+			if _, seen := notRun[why]; !seen {
+				order = append(order, why)
+			}
+			notRun[why] = append(notRun[why], junitID(res.ID, res.Hop))
+		}
+	}
+	for _, why := range order {
+		ids := notRun[why]
+		out = append(out, fmt.Sprintf("%d Core check(s) did not run (%s): %s", len(ids), why, strings.Join(ids, ", ")))
+	}
+	if r.Metadata.LabelFilter != "" && len(order) > 0 {
+		out = append(out, fmt.Sprintf("the run was narrowed by --label-filter %q", r.Metadata.LabelFilter))
 	}
 	if len(out) == 0 && r.Summary.Verdict != v1alpha1.VerdictPassed {
 		out = append(out, "no Core check ran to a verdict")

@@ -282,7 +282,7 @@ func TestSummaryNotes(t *testing.T) {
 	}
 
 	r.Environment.Notes = nil
-	if md := renderSummary(r); strings.Contains(md, "\n- ") {
+	if md := renderSummary(r); strings.Contains(md[:strings.Index(md, "## Summary")], "\n- ") {
 		t.Error("summary.md has a bullet list without notes")
 	}
 	r.SelfTest = nil
@@ -363,5 +363,20 @@ func TestSummaryFailuresOnlySelfTest(t *testing.T) {
 	want := "## Failures\n\n### SELFTEST C1 vs broken/ignores-env\n\nExpected to fail, observed skipped.\n\n```text\n(no message)\n```\n\n"
 	if failures != want {
 		t.Errorf("Failures section =\n%q\nwant\n%q", failures, want)
+	}
+}
+
+// A check that fails on the reference too (a divergence) is not proven by
+// failing against a witness.
+func TestProvenExcludesChecksFailingOnTheReference(t *testing.T) {
+	r := &v1alpha1.ConformanceReport{
+		Results: []v1alpha1.Result{leveled("LOCAL-002", v1alpha1.LevelProvisional, v1alpha1.StateFailed), leveled("GEN-001", v1alpha1.LevelCore, v1alpha1.StatePassed)},
+		SelfTest: []v1alpha1.SelfTestResult{
+			{CheckID: "LOCAL-002", Witness: "broken/a", Expected: "fail", Observed: v1alpha1.StateFailed, OK: true},
+			{CheckID: "GEN-001", Witness: "broken/a", Expected: "fail", Observed: v1alpha1.StateFailed, OK: true},
+		}}
+	Finalize(r)
+	if got := r.Summary.SelfTest.ChecksProven; got != 1 {
+		t.Errorf("ChecksProven = %d, want 1 (GEN-001 only)", got)
 	}
 }

@@ -118,10 +118,16 @@ func shortSHA(sum, label string) string {
 }
 
 func writeCounts(b *strings.Builder, r *v1alpha1.ConformanceReport) {
-	b.WriteString("## Summary\n\n| Level | Passed | Failed | Not supported | Skipped |\n|---|---:|---:|---:|---:|\n")
+	b.WriteString("## Summary\n\n| Level | Passed | Failed | Not supported | Skipped | Not applicable |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, level := range []v1alpha1.Level{v1alpha1.LevelCore, v1alpha1.LevelExtended, v1alpha1.LevelProvisional} {
 		c := r.Summary.Counts[level]
-		fmt.Fprintf(b, "| %s | %d | %d | %d | %d |\n", level, c.Passed, c.Failed, c.NotSupported, c.Skipped)
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %d |\n", level, c.Passed, c.Failed, c.NotSupported, c.Skipped, c.NotApplicable)
+	}
+	for _, why := range r.Summary.Reasons {
+		fmt.Fprintf(b, "\n- %s", bullet(why))
+	}
+	if len(r.Summary.Reasons) > 0 {
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(b, "\n%d checks in total. Provisional checks do not decide the verdict.\n\n", r.Summary.Total)
 }

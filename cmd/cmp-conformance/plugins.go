@@ -87,6 +87,9 @@ type witness struct {
 const (
 	profileCatalogue = ""
 	profileUpgrade   = "upgrade"
+	// reportProfileCatalogue names the catalogue's profile in a report (a
+	// witness leaves it unnamed).
+	reportProfileCatalogue = "catalogue"
 )
 
 // pluginPlan is what a run loads: every plugin folder, and the bindings.

@@ -55,10 +55,18 @@ func runCommand() *cobra.Command {
 		Short: "Bring up Argo CD with the plugins, run the checks, write the report",
 		Long: `run brings up the environment (see --runtime), runs the selected checks and
 writes <output>/reports/<run-id>/ (report.json, report.yaml, junit.xml,
-summary.md, logs/), with <output>/reports/latest pointing at it. Results are
-recorded as each check finishes, so Ctrl-C still leaves a report of what ran,
-and no process behind. Exit status: 0 when every Core check passed, 1 when a
-check failed or the run did not complete, 2 for bad usage.
+summary.md, report.html, logs/), with <output>/reports/latest pointing at it.
+Results are recorded as each check finishes, so Ctrl-C still leaves a report
+of what ran, and no process behind.
+
+Verdict and exit status:
+  passed      0  every Core check of the profile ran and passed, nothing failed
+  failed      1  a Core or Extended check failed, a self-test mismatch, a run error
+  partial     3  nothing failed, but some Core check did not run (filtered out by
+                 --label-filter, not supported by the plugin, skipped)
+  incomplete  3  interrupted, or no Core check ran
+  (bad usage  2, before anything slow starts)
+The lines under the verdict say why it is not passed.
 
 Select checks with Ginkgo label expressions over IDs, areas, levels and
 features: --label-filter 'smoke', 'Core && !Provisional', 'SMOKE-002'.
@@ -144,7 +152,9 @@ func run(f *runFlags) error {
 		Metadata:    v1alpha1.Metadata{RunID: runID, Date: started.UTC().Truncate(time.Second), SuiteVersion: suiteVersion, Command: strings.Join(os.Args, " ")},
 		Environment: v1alpha1.Environment{Runtime: f.runtime, Host: v1alpha1.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}},
 	}
+	rep.Metadata.LabelFilter = f.labelFilter
 	profile := profileCatalogue
+	rep.Profile = reportProfileCatalogue
 	if path != nil {
 		profile, rep.Profile = profileUpgrade, profileUpgrade
 		rep.Environment.Notes = append(rep.Environment.Notes, "upgrade run along "+strings.Join(path, " -> ")+": the environment was brought up on "+path[0])

@@ -59,6 +59,7 @@ func jsonField(f reflect.StructField) (name string, omitempty bool) {
 // enum, keyed by the path walk gives them.
 var pathEnums = map[string][]string{
 	"$.selfTest[].expected": {ExpectFail, ExpectPass},
+	"$.summary.verdict":     {VerdictPassed, VerdictFailed, VerdictPartial, VerdictIncomplete},
 }
 
 // enumValues lists the Go constants of an enumerated type (or of the field at
@@ -69,7 +70,7 @@ func enumValues(typ reflect.Type, path string) ([]string, bool) {
 	}
 	switch typ {
 	case reflect.TypeFor[State]():
-		return []string{string(StatePassed), string(StateFailed), string(StateNotSupported), string(StateSkipped)}, true
+		return []string{string(StatePassed), string(StateFailed), string(StateNotSupported), string(StateNotApplicable), string(StateSkipped)}, true
 	case reflect.TypeFor[Level]():
 		return []string{string(LevelCore), string(LevelExtended), string(LevelProvisional)}, true
 	}

@@ -21,6 +21,9 @@ const (
 	StateFailed       State = "failed"
 	StateNotSupported State = "not-supported"
 	StateSkipped      State = "skipped"
+	// StateNotApplicable: the check's version range excludes the Argo CD
+	// version under test, so it is not part of the profile there.
+	StateNotApplicable State = "not-applicable"
 )
 
 // Level says how much a check's outcome weighs in the verdict.
@@ -39,6 +42,9 @@ const (
 	VerdictPassed     = "passed"
 	VerdictFailed     = "failed"
 	VerdictIncomplete = "incomplete"
+	// VerdictPartial: nothing failed, but some Core check of the profile did
+	// not run (filtered out, not supported, skipped): not a pass.
+	VerdictPartial = "partial"
 )
 
 // ConformanceReport is the document a conformance run produces.
@@ -70,6 +76,8 @@ type Metadata struct {
 	// Command is the command line that reproduces the run.
 	Command      string `json:"command"`
 	SuiteVersion string `json:"suiteVersion"`
+	// LabelFilter is the Ginkgo label filter that narrowed the run, if any.
+	LabelFilter string `json:"labelFilter,omitempty"`
 }
 
 // Environment describes what the suite ran against.
@@ -130,8 +138,10 @@ type Plugin struct {
 
 // Summary is the verdict and the per-level counts.
 type Summary struct {
-	// Verdict is "passed", "failed" or "incomplete".
-	Verdict string           `json:"verdict"`
+	// Verdict is "passed", "failed", "partial" or "incomplete".
+	Verdict string `json:"verdict"`
+	// Reasons say why the verdict is not "passed", one line each.
+	Reasons []string         `json:"reasons,omitempty"`
 	Counts  map[Level]Counts `json:"counts"`
 	Total   int              `json:"total"`
 	// SelfTest is nil when the run recorded no self-test results.
@@ -143,7 +153,8 @@ type SelfTestSummary struct {
 	// Witnesses is the number of distinct witness plugins.
 	Witnesses int `json:"witnesses"`
 	// ChecksProven is the number of distinct checks with at least one OK
-	// result that expected "fail": checks shown able to fail.
+	// result that expected "fail", and that did not fail on the reference
+	// plugins of the same run: checks shown able to fail, and able to pass.
 	ChecksProven int `json:"checksProven"`
 	// Mismatches is the number of results whose OK is false.
 	Mismatches int `json:"mismatches"`
@@ -155,6 +166,9 @@ type Counts struct {
 	Failed       int `json:"failed"`
 	NotSupported int `json:"notSupported"`
 	Skipped      int `json:"skipped"`
+	// NotApplicable counts checks whose version range excludes the run's
+	// Argo CD version.
+	NotApplicable int `json:"notApplicable,omitempty"`
 }
 
 // Result is the outcome of one check.

@@ -182,7 +182,9 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 	if ok, err := c.AppliesTo(env.ArgoCDVersion); err != nil {
 		ginkgo.Fail(err.Error())
 	} else if !ok {
-		ginkgo.Skip(fmt.Sprintf("applies to Argo CD %s, not %s", c.Versions, env.ArgoCDVersion))
+		msg := fmt.Sprintf("applies to Argo CD %s, not %s", c.Versions, env.ArgoCDVersion)
+		ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotApplicable, msg})
+		ginkgo.Skip(msg)
 	}
 	for _, role := range c.Roles {
 		p := b.Subjects[role].Plugin
@@ -232,8 +234,9 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 	}
 	if info.binding.Witness {
 		// A witness row that did not run proves nothing either way: it is
-		// left out, and the run itself is marked incomplete.
-		if cfg.RecordSelfTest == nil || !ran {
+		// left out, and the run itself is marked incomplete. Nor does one
+		// whose check does not apply to this version.
+		if cfg.RecordSelfTest == nil || !ran || state == v1alpha1.StateNotApplicable {
 			return
 		}
 		want := info.binding.Expects(info.check.ID, cfg.Env().ArgoCDVersion)
