@@ -26,7 +26,7 @@ const (
 const LatestLink = "latest"
 
 // Write renders r into dir as report.json, report.yaml, junit.xml,
-// summary.md and report.html. Call Finalize first: Write renders the report as it is. Each
+// summary.md, report.html and attestation.intoto.json. Call Finalize first: Write renders the report as it is. Each
 // file is written atomically, so an interrupt leaves every file either whole
 // or absent, never half written.
 func Write(dir string, r *v1alpha1.ConformanceReport) error {
@@ -54,6 +54,10 @@ func Write(dir string, r *v1alpha1.ConformanceReport) error {
 	if err != nil {
 		return fmt.Errorf("encode JUnit: %w", err)
 	}
+	attestation, err := renderAttestation(r, jsonData)
+	if err != nil {
+		return fmt.Errorf("encode the attestation: %w", err)
+	}
 	htmlData, err := renderHTML(r)
 	if err != nil {
 		return fmt.Errorf("render HTML: %w", err)
@@ -70,6 +74,7 @@ func Write(dir string, r *v1alpha1.ConformanceReport) error {
 		{JUnitXML, junitData},
 		{SummaryMD, []byte(renderSummary(r))},
 		{ReportHTML, htmlData},
+		{AttestationFile, attestation},
 		{ReportYAML, yamlData},
 		{ReportJSON, jsonData},
 	} {

@@ -119,7 +119,7 @@ func TestWrite(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{JUnitXML, ReportHTML, ReportJSON, ReportYAML, SummaryMD}; !reflect.DeepEqual(names, want) {
+	if want := []string{AttestationFile, JUnitXML, ReportHTML, ReportJSON, ReportYAML, SummaryMD}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("files = %v, want exactly %v (no temp files left)", names, want)
 	}
 

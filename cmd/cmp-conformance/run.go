@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +18,7 @@ import (
 	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/mod/semver"
 	"k8s.io/client-go/kubernetes"
 
@@ -32,8 +32,6 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
-const suiteVersion = "v0.1.0"
-
 type runFlags struct {
 	envFlags
 	labelFilter        string
@@ -46,6 +44,8 @@ type runFlags struct {
 	// units is the share of one of them (set by the parent, hidden).
 	parallel int
 	units    string
+	// fs is the command's flag set, for the reproduce command.
+	fs *pflag.FlagSet
 }
 
 func runCommand() *cobra.Command {
@@ -99,6 +99,7 @@ earlier releases are aliases of previous and legacy.`,
 	}
 	f.bind(cmd)
 	fl := cmd.Flags()
+	f.fs = fl
 	fl.StringVar(&f.labelFilter, "label-filter", os.Getenv("LABEL_FILTER"), "Ginkgo label filter selecting checks (IDs, areas, levels, features)")
 	fl.BoolVar(&f.selfTest, "self-test", false, "also run each check against the broken witnesses in plugins/broken, which must fail the checks they violate")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first failed check")
@@ -149,10 +150,11 @@ func run(f *runFlags) error {
 	}
 	reportDir := filepath.Join(out, "reports", runID)
 	rep := &v1alpha1.ConformanceReport{
-		Metadata:    v1alpha1.Metadata{RunID: runID, Date: started.UTC().Truncate(time.Second), SuiteVersion: suiteVersion, Command: strings.Join(os.Args, " ")},
+		Metadata:    v1alpha1.Metadata{RunID: runID, Date: started.UTC().Truncate(time.Second), Command: strings.Join(os.Args, " "), Harness: harness()},
 		Environment: v1alpha1.Environment{Runtime: f.runtime, Host: v1alpha1.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}},
 	}
 	rep.Metadata.LabelFilter = f.labelFilter
+	rep.Metadata.SuiteVersion = suiteVersionOf(rep.Metadata.Harness)
 	profile := profileCatalogue
 	rep.Profile = reportProfileCatalogue
 	if path != nil {
@@ -339,7 +341,7 @@ func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 		}
 		for _, s := range b.Subjects {
 			p := s.Plugin
-			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256})
+			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256, Programs: programs(p)})
 			for _, w := range p.Warnings {
 				rep.Environment.Notes = append(rep.Environment.Notes, "plugin "+p.FullName()+": "+w)
 			}
@@ -397,25 +399,57 @@ func helmSDKNote(env *environment.Environment) string {
 
 // reproduce is the command that runs the same thing again, with the version
 // that was resolved made explicit.
+// reproduce is the command line that runs the same run again: every flag
+// given (or taken from the environment, like LABEL_FILTER), with the Argo CD
+// version pinned to the one resolved, shell-quoted. Hidden flags are the
+// parent's wiring of a parallel run and are left out.
 func reproduce(f *runFlags, version string) string {
-	parts := []string{"cmp-conformance", "run", "--runtime", f.runtime, "--argocd-version", version}
-	if f.upgradePath != "" {
-		parts = append(parts[:4], "--upgrade-path", f.upgradePath)
+	parts := []string{"cmp-conformance", "run"}
+	if f.upgradePath == "" {
+		parts = append(parts, "--argocd-version", version)
 	}
-	if f.labelFilter != "" {
-		parts = append(parts, "--label-filter", "'"+f.labelFilter+"'")
+	if f.fs == nil {
+		return strings.Join(parts, " ")
 	}
-	if f.selfTest {
-		parts = append(parts, "--self-test")
-	}
-	if f.parallel > 1 {
-		parts = append(parts, "--parallel", strconv.Itoa(f.parallel))
-	}
-
-	for _, p := range f.plugins {
-		parts = append(parts, "--plugin", p)
-	}
+	f.fs.VisitAll(func(fl *pflag.Flag) {
+		if fl.Hidden || fl.Name == "argocd-version" {
+			return
+		}
+		// Defaults that came from the environment count as given.
+		if !fl.Changed && fl.Value.String() == fl.DefValue && !fromEnv(fl) {
+			return
+		}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				parts = append(parts, "--"+fl.Name, shellQuote(v))
+			}
+			return
+		}
+		parts = append(parts, "--"+fl.Name+"="+shellQuote(fl.Value.String()))
+	})
 	return strings.Join(parts, " ")
+}
+
+// fromEnv says whether a flag's default was read from the environment
+// (its value is then part of the run, though not on the command line).
+func fromEnv(fl *pflag.Flag) bool {
+	switch fl.Name {
+	case "label-filter":
+		return fl.Value.String() != ""
+	case "parallel":
+		return fl.Value.String() != "1"
+	}
+	return false
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func writeReport(out, reportDir string, rep *v1alpha1.ConformanceReport, suiteFailed bool) error {

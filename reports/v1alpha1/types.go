@@ -78,6 +78,22 @@ type Metadata struct {
 	SuiteVersion string `json:"suiteVersion"`
 	// LabelFilter is the Ginkgo label filter that narrowed the run, if any.
 	LabelFilter string `json:"labelFilter,omitempty"`
+	// Harness identifies the cmp-conformance build that ran, from its Go
+	// build information.
+	Harness *Harness `json:"harness,omitempty"`
+}
+
+// Harness is the build of cmp-conformance that wrote a report.
+type Harness struct {
+	Module    string `json:"module"`
+	Version   string `json:"version"`
+	GoVersion string `json:"goVersion"`
+	// Revision and Modified are the VCS commit the binary was built from
+	// and whether the work tree had changes (Go's vcs.* build settings).
+	Revision string `json:"revision,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+	// SHA256 is the digest of the running executable.
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // Environment describes what the suite ran against.
@@ -134,6 +150,17 @@ type Plugin struct {
 	Name         string `json:"name"`
 	Version      string `json:"version"`
 	ConfigSHA256 string `json:"configSHA256"`
+	// Programs are the programs its plugin.yaml runs, with their digests.
+	Programs []Program `json:"programs,omitempty"`
+}
+
+// Program is one executable a plugin runs.
+type Program struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	// SHA256 is empty when the program could not be found or read; Error says why.
+	SHA256 string `json:"sha256,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Summary is the verdict and the per-level counts.
