@@ -16,6 +16,7 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apiclient"
 	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
+	repositorypkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/repository"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -254,7 +255,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	if err != nil {
 		return err
 	}
-	dslEnv := dsl.NewEnv(dsl.Env{Apps: conn.apps, Kube: kc, Clientset: cs, Git: env.Git,
+	dslEnv := dsl.NewEnv(dsl.Env{Apps: conn.apps, Repos: conn.repos, Kube: kc, Clientset: cs, Git: env.Git,
 		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
 		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD,
 		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: conn.token})
@@ -275,7 +276,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 			if conn, err = connect(ctx, env); err != nil {
 				return hop, fmt.Errorf("connecting to Argo CD %s: %w", to, err)
 			}
-			dslEnv.Apps, dslEnv.Token = conn.apps, conn.token
+			dslEnv.Apps, dslEnv.Repos, dslEnv.Token = conn.apps, conn.repos, conn.token
 			return hop, nil
 		}
 	}
@@ -311,6 +312,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 // apiConn is a logged-in connection to Argo CD's API.
 type apiConn struct {
 	apps   applicationpkg.ApplicationServiceClient
+	repos  repositorypkg.RepositoryServiceClient
 	token  string
 	closer io.Closer
 }
@@ -329,7 +331,23 @@ func connect(ctx context.Context, env *environment.Environment) (apiConn, error)
 	if err != nil {
 		return apiConn{}, fmt.Errorf("argo CD application client: %w", err)
 	}
-	return apiConn{apps: apps, token: token, closer: closer}, nil
+	reposCloser, repos, err := client.NewRepoClient()
+	if err != nil {
+		closer.Close()
+		return apiConn{}, fmt.Errorf("argo CD repository client: %w", err)
+	}
+	return apiConn{apps: apps, repos: repos, token: token, closer: closers{closer, reposCloser}}, nil
+}
+
+// closers closes each of its members.
+type closers []io.Closer
+
+func (cs closers) Close() error {
+	var errs []error
+	for _, c := range cs {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // describeEnvironment fills what is known of the environment, even after a

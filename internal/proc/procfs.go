@@ -1,70 +1,64 @@
 package proc
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // procStat is the part of /proc/<pid>/stat this package needs.
 type procStat struct {
-	state     byte   // field 3; 'Z' is a zombie, already dead
-	pgrp      int    // field 5
-	startTime uint64 // field 22, clock ticks since boot; fixed for the life of a process, so it tells a recycled PID apart
+	state     byte   // 'Z' is a zombie, already dead
+	pgrp      int    // process group
+	startTime uint64 // clock ticks since boot; fixed for the life of a process, so it tells a recycled PID apart
 }
 
+// readStat reads /proc/<pid>/stat with prometheus/procfs (which copes with
+// a comm holding spaces and parentheses). A process that is gone gives an
+// error that is os.ErrNotExist.
 func readStat(pid int) (procStat, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return procStat{}, err
 	}
-	// comm (field 2) may hold spaces and parentheses, so split after its closing one.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 || i+2 > len(data) {
-		return procStat{}, fmt.Errorf("parsing /proc/%d/stat: no closing parenthesis", pid)
-	}
-	f := strings.Fields(string(data[i+2:])) // f[0] is field 3
-	if len(f) < 20 {
-		return procStat{}, fmt.Errorf("parsing /proc/%d/stat: %d fields", pid, len(f)+2)
-	}
-	pgrp, err := strconv.Atoi(f[2])
+	st, err := p.Stat()
 	if err != nil {
-		return procStat{}, fmt.Errorf("parsing pgrp in /proc/%d/stat: %w", pid, err)
+		return procStat{}, err
 	}
-	start, err := strconv.ParseUint(f[19], 10, 64)
-	if err != nil {
-		return procStat{}, fmt.Errorf("parsing start time in /proc/%d/stat: %w", pid, err)
+	if st.State == "" {
+		return procStat{}, fmt.Errorf("parsing /proc/%d/stat: no state", pid)
 	}
-	return procStat{state: f[0][0], pgrp: pgrp, startTime: start}, nil
+	return procStat{state: st.State[0], pgrp: st.PGRP, startTime: st.Starttime}, nil
 }
 
 // listPIDs returns every process ID under /proc (threads are not listed there).
 func listPIDs() ([]int, error) {
-	ents, err := os.ReadDir("/proc")
+	procs, err := procfs.AllProcs()
 	if err != nil {
 		return nil, fmt.Errorf("listing /proc: %w", err)
 	}
-	pids := make([]int, 0, len(ents))
-	for _, e := range ents {
-		if pid, err := strconv.Atoi(e.Name()); err == nil {
-			pids = append(pids, pid)
-		}
+	pids := make([]int, 0, len(procs))
+	for _, p := range procs {
+		pids = append(pids, p.PID)
 	}
 	return pids, nil
 }
 
 func readCmdline(pid int) []string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || len(data) == 0 {
+	p, err := procfs.NewProc(pid)
+	if err != nil {
 		return nil
 	}
-	return strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+	args, err := p.CmdLine()
+	if err != nil {
+		return nil
+	}
+	return args
 }
 
 // procName names a process for humans: argv[0]'s base name, because comm is
@@ -73,11 +67,15 @@ func procName(pid int) string {
 	if args := readCmdline(pid); len(args) > 0 && args[0] != "" {
 		return filepath.Base(args[0])
 	}
-	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(comm))
+	comm, err := p.Comm()
+	if err != nil {
+		return ""
+	}
+	return comm
 }
 
 // target is something to stop: a process, and its group when it leads one.
