@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -75,7 +76,10 @@ func buildPlugins(ctx context.Context, root, dir string) error {
 type witness struct {
 	Role     conformance.Role `json:"role"`
 	MustFail []string         `json:"mustFail"`
-	Why      string           `json:"why"`
+	// FailsWith holds, for each check of MustFail, a regular expression its
+	// failure message must match: how the witness must fail it.
+	FailsWith map[string]string `json:"failsWith"`
+	Why       string            `json:"why"`
 	// Bridge replaces cmp-bridge for a service witness: program and arguments.
 	Bridge []string `json:"bridge,omitempty"`
 	// Profile "upgrade" makes it a witness of upgrade runs (the UPG checks)
@@ -208,9 +212,38 @@ func loadWitness(file string) (conformance.Binding, string, string, error) {
 	case len(w.Bridge) > 0:
 		return conformance.Binding{}, "", "", fmt.Errorf("%s: bridge is for role %s only (role is %s)", file, conformance.RoleService, w.Role)
 	}
+	failsWith, err := reasons(w)
+	if err != nil {
+		return conformance.Binding{}, "", "", fmt.Errorf("%s: %w", file, err)
+	}
 	name := "broken/" + filepath.Base(dir)
-	return conformance.Binding{Name: name, Witness: true, MustFail: w.MustFail,
+	return conformance.Binding{Name: name, Witness: true, MustFail: w.MustFail, FailsWith: failsWith,
 		Subjects: map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}}, dir, w.Profile, nil
+}
+
+// reasons compiles failsWith: one pattern for every check of mustFail, and
+// none for a check the witness need not fail.
+func reasons(w witness) (map[string]*regexp.Regexp, error) {
+	out := map[string]*regexp.Regexp{}
+	must := map[string]bool{}
+	for _, entry := range w.MustFail {
+		id, _, _ := strings.Cut(entry, "@")
+		must[id] = true
+		if _, ok := w.FailsWith[id]; !ok {
+			return nil, fmt.Errorf("failsWith has no pattern for %s: say how the witness must fail it (a regular expression over its failure message)", id)
+		}
+	}
+	for id, pattern := range w.FailsWith {
+		if !must[id] {
+			return nil, fmt.Errorf("failsWith names %s, which is not in mustFail", id)
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return nil, fmt.Errorf("failsWith %s: %w", id, err)
+		}
+		out[id] = re
+	}
+	return out, nil
 }
 
 func sortedRoles() []conformance.Role {

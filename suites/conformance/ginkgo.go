@@ -211,8 +211,12 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 	}
 	ginkgo.AddReportEntry(outcomeEntry, o)
 	if b.Witness {
-		if want := b.Expects(c.ID, env.ArgoCDVersion); (want == "fail") != (o.State == v1alpha1.StateFailed) {
+		want := b.Expects(c.ID, env.ArgoCDVersion)
+		if (want == "fail") != (o.State == v1alpha1.StateFailed) {
 			ginkgo.Fail(fmt.Sprintf("%s %s was expected to %s %s but it %s: %s", mismatchPrefix, b.Name, want, c.ID, o.State, o.Message))
+		}
+		if ok, why := b.FailsForTheRightReason(c.ID, o.Message); want == "fail" && !ok {
+			ginkgo.Fail(fmt.Sprintf("%s %s %s %s: %s", mismatchPrefix, b.Name, c.ID, why, o.Message))
 		}
 	}
 }
@@ -245,6 +249,9 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 		ok := clean && ((want == "fail" && state == v1alpha1.StateFailed) || (want == "pass" && state == v1alpha1.StatePassed))
 		if !clean {
 			msg = "the check did not run to a verdict (" + r.State.String() + "): " + msg
+		}
+		if right, why := info.binding.FailsForTheRightReason(info.check.ID, msg); ok && want == "fail" && !right {
+			ok, msg = false, why+": "+msg
 		}
 		cfg.RecordSelfTest(v1alpha1.SelfTestResult{CheckID: info.check.ID, Witness: info.binding.Name, Expected: want,
 			Observed: state, OK: ok, Message: msg, DurationSeconds: checkSeconds(r), Hop: info.hop, Steps: steps(r)})

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"regexp"
 	"context"
 	"fmt"
 	"maps"
@@ -27,6 +28,24 @@ type Binding struct {
 	Subjects map[Role]Subject
 	Witness  bool
 	MustFail []string
+	// FailsWith says, for each check a witness must fail, how: a pattern its
+	// failure message must match. A failure for another reason (a
+	// precondition that broke, a timeout elsewhere) proves nothing and is a
+	// mismatch.
+	FailsWith map[string]*regexp.Regexp
+}
+
+// FailsForTheRightReason says whether a witness's failure of check id
+// (message msg) is the one it declares; with no declaration, any is.
+func (b Binding) FailsForTheRightReason(id, msg string) (bool, string) {
+	re := b.FailsWith[id]
+	if re == nil {
+		return true, ""
+	}
+	if re.MatchString(msg) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("failed, but not for the reason the witness declares (its message must match /%s/)", re)
 }
 
 // Has says whether the binding provides the roles of a check: every one of
