@@ -51,8 +51,8 @@ func fakeRepo(t *testing.T, witnesses map[string]string) string {
 }
 
 var twoWitnesses = map[string]string{
-	"drops":  "role: plain\nmustFail: [SMOKE-002]\nwhy: drops resources\n",
-	"hidden": "role: plain\nmustFail: [SMOKE-001, SMOKE-003]\nwhy: never discovered\n",
+	"drops":  "role: plain\nmustFail: [SMOKE-002]\nfailsWith: {SMOKE-002: not found}\nwhy: drops resources\n",
+	"hidden": "role: plain\nmustFail: [SMOKE-001, SMOKE-003]\nfailsWith: {SMOKE-001: Directory, SMOKE-003: could not find}\nwhy: never discovered\n",
 }
 
 func TestPlanPluginsConformanceOnly(t *testing.T) {
@@ -188,6 +188,9 @@ func TestLoadWitnessRejects(t *testing.T) {
 		{name: "unknown profile", witness: "role: plain\nprofile: nightly\nmustFail: [SMOKE-001]\n", want: `unknown profile "nightly"`},
 		{name: "upgrade check outside the upgrade profile", witness: "role: parameterized\nmustFail: [UPG-001]\n", want: "mustFail names UPG-001"},
 		{name: "catalogue check in the upgrade profile", witness: "role: parameterized\nprofile: upgrade\nmustFail: [ENV-001]\n", want: "mustFail names ENV-001"},
+		{name: "no reason for a check", witness: "role: plain\nmustFail: [SMOKE-001, SMOKE-002]\nfailsWith: {SMOKE-001: x}\n", want: "failsWith has no pattern for SMOKE-002"},
+		{name: "reason for a check it need not fail", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x, SMOKE-002: y}\n", want: "failsWith names SMOKE-002, which is not in mustFail"},
+		{name: "bad pattern", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: 'a('}\n", want: "failsWith SMOKE-001: error parsing regexp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -271,7 +274,7 @@ func referenceDirs(root string) []string {
 // its own bridge, and every other plugin is a sidecar.
 func TestPlanPluginsServiceRole(t *testing.T) {
 	root := fakeRepo(t, map[string]string{
-		"cut": "role: service\nbridge: [cmp-broken-bridge, --fault, truncate]\nmustFail: [SVC-001]\n",
+		"cut": "role: service\nbridge: [cmp-broken-bridge, --fault, truncate]\nmustFail: [SVC-001]\nfailsWith: {SVC-001: EOF}\n",
 	})
 	plan, err := planPlugins(root, nil, true, profileCatalogue)
 	if err != nil {

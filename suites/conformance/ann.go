@@ -151,7 +151,7 @@ var annDynamicGetsParameters = Check{
 		have := byName(got)
 		// The proposal's ignore-list example: the parameter changes what is announced.
 		gomega.Expect(have).NotTo(gomega.HaveKey("alpha-values"), "alpha is in %s but still announced", sidecar.IgnoreParameter)
-		gomega.Expect(have).To(gomega.HaveKey("beta-values"))
+		gomega.Expect(have).To(gomega.HaveKey("beta-values"), "beta-values (not ignored) is not announced")
 		var received, sent any
 		gomega.Expect(json.Unmarshal([]byte(have[sidecar.EchoAnnouncement].String), &received)).To(gomega.Succeed(),
 			"the dynamic command received ARGOCD_APP_PARAMETERS %q", have[sidecar.EchoAnnouncement].String)

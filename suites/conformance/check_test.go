@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"slices"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -176,5 +177,19 @@ func TestKeyOf(t *testing.T) {
 		if ok != tt.ok || got != tt.want {
 			t.Errorf("keyOf(%q) = %+v, %v; want %+v, %v", tt.containers, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+func TestFailsForTheRightReason(t *testing.T) {
+	b := Binding{Name: "broken/x", Witness: true, MustFail: []string{"PRUNE-001"},
+		FailsWith: map[string]*regexp.Regexp{"PRUNE-001": regexp.MustCompile(`prune-keep still exists`)}}
+	if ok, _ := b.FailsForTheRightReason("PRUNE-001", "Timed out after 10s.\nConfigMap ns/prune-keep still exists (<nil>)"); !ok {
+		t.Error("the declared failure was not accepted")
+	}
+	if ok, why := b.FailsForTheRightReason("PRUNE-001", "Timed out after 90s.\nan operation is requested or running"); ok || !strings.Contains(why, "/prune-keep still exists/") {
+		t.Errorf("a failure for another reason was accepted (why %q)", why)
+	}
+	if ok, _ := b.FailsForTheRightReason("SMOKE-001", "anything"); !ok {
+		t.Error("a check without a declared reason must accept any failure")
 	}
 }

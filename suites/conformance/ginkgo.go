@@ -54,9 +54,8 @@ type outcome struct {
 
 const outcomeEntry = "cmp-conformance outcome"
 
-// observationEntry carries a fact a check measured on the way (resource
-// counts around a fault, ...): the report keeps it whatever the verdict.
-const observationEntry = "cmp-conformance observation"
+// observationEntry carries a fact a check measured on the way.
+const observationEntry = dsl.ObservationEntry
 
 // observe records an observation of the running check.
 func observe(format string, args ...any) {
