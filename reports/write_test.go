@@ -30,7 +30,7 @@ func sampleReport() *v1alpha1.ConformanceReport {
 			Runtime: "embedded", Provider: "kwok", ArgoCDVersion: "v3.2.11", KubernetesVersion: "v1.34.0",
 			Binaries: []v1alpha1.Binary{{Name: "kube-apiserver", Version: "v1.34.0",
 				SHA256: "0123456789abcdef0123456789abcdef", Source: "cache", Path: "/cache/kube-apiserver"}},
-			Host: v1alpha1.Host{OS: "linux", Arch: "amd64", CPUs: 8},
+			Host:       v1alpha1.Host{OS: "linux", Arch: "amd64", CPUs: 8},
 			Deviations: []v1alpha1.Deviation{{Tool: "kustomize", Pinned: "v5.8.3", Used: "v5.8.2", Reason: "not served"}},
 		},
 		Subject: v1alpha1.Subject{Plugins: []v1alpha1.Plugin{{Name: "my-plugin", Version: "v1", ConfigSHA256: "feedbeef"}}},

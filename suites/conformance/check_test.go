@@ -1,8 +1,8 @@
 package conformance
 
 import (
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"

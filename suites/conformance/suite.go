@@ -1,10 +1,10 @@
 package conformance
 
 import (
-	"regexp"
 	"context"
 	"fmt"
 	"maps"
+	"regexp"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
