@@ -44,9 +44,11 @@ build: $(BIN)
 
 # Always rebuilt: go build is incremental, and a stale harness is worse than a second.
 # Default cgo settings, so the build cache is shared with go test and go vet.
+# -buildvcs=auto overrides a GOFLAGS=-buildvcs=false: the report names the
+# commit the harness was built from (metadata.harness.revision).
 $(BIN): FORCE
 	@mkdir -p $(OUTPUT)/bin
-	$(GO) build -o $(BIN) ./cmd/cmp-conformance
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/cmp-conformance
 
 FORCE:
 

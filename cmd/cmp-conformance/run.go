@@ -359,6 +359,9 @@ func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 		}
 		for _, s := range b.Subjects {
 			p := s.Plugin
+			// Found as its sidecar finds them: the environment puts the
+			// plugin path after the plugin's own folders.
+			p.PathDirs = append(append([]string{}, p.PathDirs...), env.Config.PluginPath...)
 			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256, Programs: programs(p)})
 			for _, w := range p.Warnings {
 				rep.Environment.Notes = append(rep.Environment.Notes, "plugin "+p.FullName()+": "+w)
