@@ -380,3 +380,21 @@ func TestProvenExcludesChecksFailingOnTheReference(t *testing.T) {
 		t.Errorf("ChecksProven = %d, want 1 (GEN-001 only)", got)
 	}
 }
+
+func TestSummaryMarksForgedRecords(t *testing.T) {
+	r := &v1alpha1.ConformanceReport{
+		Results: []v1alpha1.Result{leveled("ENV-002", v1alpha1.LevelCore, v1alpha1.StatePassed)},
+		SelfTest: []v1alpha1.SelfTestResult{{CheckID: "ENV-002", Witness: "broken/drops-env", Expected: "fail", Observed: v1alpha1.StateFailed, OK: true,
+			ForgedRecord: "it records an environment without parameters"}}}
+	Finalize(r)
+	md := renderSummary(r)
+	for _, want := range []string{"**broken/drops-env** writes a false record", "it records an environment without parameters", "| ENV-002 | broken/drops-env | fail | failed | yes † |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, md)
+		}
+	}
+	page, err := renderHTML(r)
+	if err != nil || !strings.Contains(string(page), `title="the witness forges its record: it records an environment without parameters">†</span>`) {
+		t.Errorf("report.html does not mark the forged proof (%v)", err)
+	}
+}

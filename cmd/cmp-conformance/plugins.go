@@ -80,6 +80,9 @@ type witness struct {
 	// failure message must match: how the witness must fail it.
 	FailsWith map[string]string `json:"failsWith"`
 	Why       string            `json:"why"`
+	// ForgedRecord says why the witness writes a false record of what it
+	// received instead of misbehaving as a plugin would (the report says so).
+	ForgedRecord string `json:"forgedRecord,omitempty"`
 	// Bridge replaces cmp-bridge for a service witness: program and arguments.
 	Bridge []string `json:"bridge,omitempty"`
 	// Profile "upgrade" makes it a witness of upgrade runs (the UPG checks)
@@ -217,7 +220,7 @@ func loadWitness(file string) (conformance.Binding, string, string, error) {
 		return conformance.Binding{}, "", "", fmt.Errorf("%s: %w", file, err)
 	}
 	name := "broken/" + filepath.Base(dir)
-	return conformance.Binding{Name: name, Witness: true, MustFail: w.MustFail, FailsWith: failsWith,
+	return conformance.Binding{Name: name, Witness: true, MustFail: w.MustFail, FailsWith: failsWith, ForgedRecord: w.ForgedRecord,
 		Subjects: map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}}, dir, w.Profile, nil
 }
 

@@ -253,7 +253,7 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 			ok, msg = false, why+": "+msg
 		}
 		cfg.RecordSelfTest(v1alpha1.SelfTestResult{CheckID: info.check.ID, Witness: info.binding.Name, Expected: want,
-			Observed: state, OK: ok, Message: msg, DurationSeconds: checkSeconds(r), Hop: info.hop, Steps: steps(r)})
+			Observed: state, OK: ok, Message: msg, DurationSeconds: checkSeconds(r), Hop: info.hop, Steps: steps(r), ForgedRecord: forged(info.binding, want)})
 		return
 	}
 	if cfg.Record == nil {
@@ -263,6 +263,15 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 	cfg.Record(v1alpha1.Result{ID: c.ID, Title: c.Title, Area: string(c.Area), Level: c.Level, State: state,
 		DurationSeconds: checkSeconds(r), Attempts: r.NumAttempts, Message: msg, Upstream: c.Upstream,
 		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop, Steps: steps(r)})
+}
+
+// forged is the witness's ForgedRecord for a row it must fail: only there
+// does a proof rest on the record.
+func forged(b Binding, want string) string {
+	if want == "fail" {
+		return b.ForgedRecord
+	}
+	return ""
 }
 
 // steps are the spec's By steps, timed from its start: the check's log.

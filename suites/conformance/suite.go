@@ -33,6 +33,9 @@ type Binding struct {
 	// precondition that broke, a timeout elsewhere) proves nothing and is a
 	// mismatch.
 	FailsWith map[string]*regexp.Regexp
+	// ForgedRecord says why a witness's proofs rest on a record it forges
+	// (empty: it misbehaves as a plugin would).
+	ForgedRecord string
 }
 
 // FailsForTheRightReason says whether a witness's failure of check id
