@@ -15,7 +15,8 @@ const FaultFile = "cmp-fault"
 
 // Faults generate can commit.
 const (
-	// FaultHang prints nothing and never exits.
+	// FaultHang prints nothing and never exits. With StopRecordEnv set, it
+	// records in that file when it began to hang and when it got SIGTERM.
 	FaultHang = "hang"
 	// FaultCrash prints the first resource, then is killed by a signal, as
 	// by the OOM killer.
@@ -41,6 +42,11 @@ func ReadFault(dir string) (string, error) {
 	}
 	return strings.TrimSpace(string(data)), err
 }
+
+// StopRecordEnv is the plugin environment variable (an application's
+// spec.source.plugin.env entry STOP_RECORD) naming the file a hanging
+// generate records its start and its SIGTERM in.
+const StopRecordEnv = "ARGOCD_ENV_STOP_RECORD"
 
 // Generate renders dir like the plain plugin, or commits the fault its
 // FaultFile names. hang and crash are given by the caller (they act on the

@@ -14,7 +14,7 @@ func All() []Check {
 		localServerSideDiff, localClientSideDiff, localSync,
 		svcAnnouncements, svcDynamicParameters, svcEscaping, svcBuildEnv, svcHostile, svcCascadeDelete, svcPrune,
 		svcRestart, svcNativeDiscovery,
-		faultHang, faultCrash, faultInvalidYAML, faultHuge, pruneEmptyOutput,
+		faultHang, faultCrash, faultInvalidYAML, faultHuge, faultExecTimeout, pruneEmptyOutput,
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
 	}

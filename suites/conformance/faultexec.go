@@ -1,0 +1,112 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/gitserver"
+	"github.com/cmp-conformance/cmp-conformance/plugins/faulty"
+)
+
+// execSlack is what FAULT-005 allows past ARGOCD_EXEC_TIMEOUT: the time for
+// the signal to reach the plugin on a loaded machine. The repo-server's
+// deadline, the other bound, is several seconds further.
+const execSlack = 3 * time.Second
+
+var faultExecTimeout = Check{
+	ID: "FAULT-005", Title: "a plugin command that runs past the sidecar's ARGOCD_EXEC_TIMEOUT is stopped at that timeout, not only at the repo-server's deadline",
+	Area: Faults, Level: Provisional, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFaultyGenerate},
+	// Provisional: the docs say "Each CMP command will also independently
+	// timeout on the ARGOCD_EXEC_TIMEOUT set for the CMP sidecar";
+	// argocd-cmp-server runs commands under the request's deadline only
+	// (#20577, #29166 open; PR #25023 open).
+	Upstream: []string{"argoproj/argo-cd#20577", "argoproj/argo-cd#29166", "argoproj/argo-cd#25023"},
+	Test: func(ctx context.Context, s *Suite) {
+		execTimeout := pluginExecTimeout(s.Plugin(RoleFaultyGenerate))
+		repoTimeout := repoServerTimeout()
+		gomega.Expect(execTimeout+execSlack).To(gomega.BeNumerically("<", repoTimeout),
+			"the environment cannot tell the two bounds apart: ARGOCD_EXEC_TIMEOUT %s, repo-server timeout %s", execTimeout, repoTimeout)
+		record := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-stop"))
+		ginkgo.DeferCleanup(func() { os.Remove(record) })
+		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("fault-exec").Path("prune-app"), RoleFaultyGenerate).
+			PluginEnv(map[string]string{strings.TrimPrefix(faulty.StopRecordEnv, "ARGOCD_ENV_"): record})
+		expectSyncedThroughPlugin(s, c).
+			When().Push(gitserver.Change{Message: "fault: hang", Files: map[string][]byte{faulty.FaultFile: []byte(faulty.FaultHang + "\n")}}).
+			Refresh(true).
+			Then().Expect(dsl.NoActionError()).
+			ExpectWithin(s.Env.Timeouts.Fault, dsl.ErrorSurfaces("ComparisonError", anyMessage))
+		var ran time.Duration
+		gomega.Eventually(ctx, func() error {
+			var err error
+			ran, err = stoppedAfter(record, time.Now())
+			return err
+		}).WithTimeout(repoTimeout+10*time.Second).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(), "the hanging command's record")
+		observe("the hanging command was stopped %.1fs after it began (ARGOCD_EXEC_TIMEOUT %s, repo-server timeout %s)", ran.Seconds(), execTimeout, repoTimeout)
+		gomega.Expect(ran).To(gomega.BeNumerically("<=", execTimeout+execSlack),
+			"the command ran %.1fs, past ARGOCD_EXEC_TIMEOUT=%s: only the repo-server's deadline (%s) stopped it", ran.Seconds(), execTimeout, repoTimeout)
+	},
+}
+
+// stoppedAfter reads the faulty plugin's record: how long its first hang
+// lasted (its last "alive" line), once that hang is over: no line for a
+// second, or a later hang begun.
+func stoppedAfter(record string, now time.Time) (time.Duration, error) {
+	data, err := os.ReadFile(record)
+	if err != nil {
+		return 0, fmt.Errorf("the plugin wrote no record yet: %w", err)
+	}
+	var started, last int64
+	over := false
+	for _, line := range strings.Split(string(data), "\n") {
+		what, at, ok := strings.Cut(line, " ")
+		n, err := strconv.ParseInt(at, 10, 64)
+		if !ok || err != nil {
+			continue
+		}
+		if what == "started" && started != 0 {
+			over = true
+			break
+		}
+		if what == "started" {
+			started = n
+		}
+		last = n
+	}
+	if started == 0 {
+		return 0, fmt.Errorf("the record has no start: %q", data)
+	}
+	if !over && now.Sub(time.Unix(0, last)) < time.Second {
+		return 0, fmt.Errorf("the hanging command is still running (%.1fs so far)", time.Duration(last-started).Seconds())
+	}
+	return time.Duration(last - started), nil
+}
+
+// pluginExecTimeout is the subject sidecar's ARGOCD_EXEC_TIMEOUT.
+func pluginExecTimeout(p argocd.Plugin) time.Duration {
+	value := argocd.PluginExecTimeout
+	for _, kv := range p.Env {
+		if v, ok := strings.CutPrefix(kv, "ARGOCD_EXEC_TIMEOUT="); ok {
+			value = v
+		}
+	}
+	d, err := time.ParseDuration(value)
+	if err != nil {
+		return 90 * time.Second // Argo CD's default when unset or unreadable
+	}
+	return d
+}
+
+func repoServerTimeout() time.Duration {
+	n, _ := strconv.Atoi(argocd.RepoServerTimeout)
+	return time.Duration(n) * time.Second
+}

@@ -1,0 +1,41 @@
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+)
+
+func TestStoppedAfterReadsTheFirstHang(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "record")
+	if _, err := stoppedAfter(p, time.Now()); err == nil {
+		t.Error("no record: want an error")
+	}
+	now := time.Now()
+	alive := func(at time.Time) string { return "alive " + strconv.FormatInt(at.UnixNano(), 10) + "\n" }
+	os.WriteFile(p, []byte("started "+strconv.FormatInt(now.Add(-3*time.Second).UnixNano(), 10)+"\n"+alive(now.Add(-100*time.Millisecond))), 0o644)
+	if _, err := stoppedAfter(p, now); err == nil || !strings.Contains(err.Error(), "still running") {
+		t.Errorf("a hang still alive: err = %v", err)
+	}
+	os.WriteFile(p, []byte("started 1000000000\nalive 8000000000\nalive 16000000000\nstarted 20000000000\nalive 21000000000\n"), 0o644)
+	if d, err := stoppedAfter(p, now); err != nil || d != 15*time.Second {
+		t.Errorf("stoppedAfter = %v, %v; want the first hang, 15s", d, err)
+	}
+}
+
+func TestPluginExecTimeout(t *testing.T) {
+	if got := pluginExecTimeout(argocd.Plugin{}); got != 8*time.Second {
+		t.Errorf("default = %v, want the environment's 8s", got)
+	}
+	if got := pluginExecTimeout(argocd.Plugin{Env: []string{"ARGOCD_EXEC_TIMEOUT=3s"}}); got != 3*time.Second {
+		t.Errorf("from the plugin's env = %v, want 3s", got)
+	}
+	if repoServerTimeout() <= pluginExecTimeout(argocd.Plugin{})+execSlack {
+		t.Error("the environment's timeouts leave FAULT-005 unable to tell the bounds apart")
+	}
+}
