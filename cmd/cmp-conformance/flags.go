@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cmp-conformance/cmp-conformance/clusters/existing"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 )
@@ -24,6 +25,7 @@ type envFlags struct {
 	plugins                                                  []string
 	pluginPath                                               []string
 	noDownload, noBuild, retry                               bool
+	allowExistingArgoCD                                      bool
 	readyTimeout                                             time.Duration
 	// pluginBin, set for the shares of a parallel run (hidden), is the
 	// folder where the parent built the plugin programs: they are used from
@@ -44,6 +46,7 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.BoolVar(&f.noDownload, "no-download", false, "never download release binaries (build from source)")
 	fl.BoolVar(&f.noBuild, "no-build", false, "never build binaries from source")
 	fl.BoolVar(&f.retry, "retry-toolchain", false, "retry obtaining versions that failed before (failures are remembered)")
+	fl.BoolVar(&f.allowExistingArgoCD, "allow-existing-argocd", false, "with --runtime existing: overwrite the Argo CD already in the cluster's argocd namespace (a throw-away cluster only)")
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 2*time.Minute, "bound on the cluster coming up, and on all Argo CD components becoming ready")
 }
 
@@ -84,13 +87,22 @@ func (f *envFlags) pluginOverrides() (map[string]string, error) {
 // validate answers bad flags before anything is built or started.
 func (f *envFlags) validate() error {
 	switch f.runtime {
-	case environment.RuntimeEmbedded, environment.RuntimeKind:
+	case environment.RuntimeEmbedded:
+	case environment.RuntimeKind:
+		// Refused before anything is built: the kind runtime brings up a
+		// cluster but cannot install Argo CD into it yet (issue 15).
+		return errors.New("--runtime kind cannot install Argo CD yet (clusters/kind brings up the cluster only); use --runtime embedded, or existing with --kubeconfig")
 	case environment.RuntimeExisting:
 		if f.kubeconfig == "" {
 			return errors.New("--runtime existing needs --kubeconfig PATH")
 		}
 		if _, err := os.Stat(f.kubeconfig); err != nil {
 			return fmt.Errorf("--kubeconfig: %w", err)
+		}
+		if !f.allowExistingArgoCD {
+			if err := existing.Preflight(context.Background(), f.kubeconfig, "argocd"); err != nil {
+				return err
+			}
 		}
 	default:
 		return fmt.Errorf("--runtime %q: choose embedded, existing or kind", f.runtime)
