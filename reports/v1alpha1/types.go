@@ -219,6 +219,8 @@ type Result struct {
 	Hop string `json:"hop,omitempty"`
 	// Steps are what the check did, in order: its log.
 	Steps []Step `json:"steps,omitempty"`
+	// Judged are the plugins the check judged, as role=plugin name.
+	Judged []string `json:"judged,omitempty"`
 }
 
 // Step is one step of a check (a Given, When or Then), timed from the

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"regexp"
 	"slices"
 	"strings"
@@ -191,5 +192,16 @@ func TestFailsForTheRightReason(t *testing.T) {
 	}
 	if ok, _ := b.FailsForTheRightReason("SMOKE-001", "anything"); !ok {
 		t.Error("a check without a declared reason must accept any failure")
+	}
+}
+
+func TestJudgedNamesThePluginsByRole(t *testing.T) {
+	b := Binding{Name: "conformance", Subjects: map[Role]Subject{
+		RolePlain:         {Role: RolePlain, Plugin: argocd.Plugin{Name: "mine", Version: "v2"}},
+		RoleParameterized: {Role: RoleParameterized, Plugin: argocd.Plugin{Name: "cmp-sidecar", Version: "v1.0"}},
+	}}
+	got := judged(b, Check{Roles: []Role{RolePlain}})
+	if strings.Join(got, ",") != "plain=mine-v2" {
+		t.Errorf("judged = %v", got)
 	}
 }

@@ -262,7 +262,18 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 	c := info.check
 	cfg.Record(v1alpha1.Result{ID: c.ID, Title: c.Title, Area: string(c.Area), Level: c.Level, State: state,
 		DurationSeconds: checkSeconds(r), Attempts: r.NumAttempts, Message: msg, Upstream: c.Upstream,
-		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop, Steps: steps(r)})
+		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop, Steps: steps(r), Judged: judged(info.binding, c)})
+}
+
+// judged names the plugins of the binding that the check used, by role.
+func judged(b Binding, c Check) []string {
+	var out []string
+	for _, r := range append(append([]Role{}, c.Roles...), c.AnyRole...) {
+		if sub, ok := b.Subjects[r]; ok {
+			out = append(out, string(r)+"="+sub.Plugin.FullName())
+		}
+	}
+	return out
 }
 
 // forged is the witness's ForgedRecord for a row it must fail: only there
