@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 )
 
 func TestCheckAppliesTo(t *testing.T) {
