@@ -1,9 +1,9 @@
 package reports
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -149,7 +149,7 @@ func Compare(base, next *v1alpha1.ConformanceReport, opts DiffOptions) (*Diff, e
 func sideOf(r *v1alpha1.ConformanceReport) Side {
 	var plugins []string
 	for _, p := range r.Subject.Plugins {
-		plugins = append(plugins, p.Name+cmp.Or("@"+p.Version, ""))
+		plugins = append(plugins, p.Name+"@"+p.Version)
 	}
 	return Side{RunID: r.Metadata.RunID, ArgoCDVersion: r.Environment.ArgoCDVersion, Runtime: r.Environment.Runtime,
 		Profile: r.Profile, Verdict: r.Summary.Verdict, Plugins: strings.Join(plugins, ", ")}
@@ -191,17 +191,10 @@ func change(b, n *v1alpha1.Result) Change {
 }
 
 func timeChanged(base, next float64, o DiffOptions) (slower, faster bool) {
-	if o.TimeRatio <= 1 || abs(next-base) < o.TimeMin.Seconds() {
+	if o.TimeRatio <= 1 || math.Abs(next-base) < o.TimeMin.Seconds() {
 		return false, false
 	}
 	return next >= base*o.TimeRatio, base >= next*o.TimeRatio
-}
-
-func abs(f float64) float64 {
-	if f < 0 {
-		return -f
-	}
-	return f
 }
 
 // Markdown renders the diff for a pull request comment.

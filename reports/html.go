@@ -38,12 +38,7 @@ func renderHTML(r *v1alpha1.ConformanceReport) ([]byte, error) {
 // unsafe URL schemes.
 func htmlLink(ref string) template.HTML {
 	ref = strings.TrimSpace(ref)
-	url := ""
-	if repo, num, ok := gitHubRef(ref); ok {
-		url = "https://github.com/" + repo + "/issues/" + num
-	} else if strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://") {
-		url = ref
-	}
+	url := upstreamURL(ref)
 	if url == "" {
 		return template.HTML(template.HTMLEscapeString(ref))
 	}

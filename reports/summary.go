@@ -209,13 +209,25 @@ func writeDivergences(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 // a GitHub issue or pull request (GitHub redirects /issues/N to /pull/N).
 func upstreamLink(ref string) string {
 	ref = strings.TrimSpace(ref)
-	if repo, num, ok := gitHubRef(ref); ok {
-		return fmt.Sprintf("[%s](https://github.com/%s/issues/%s)", ref, repo, num)
+	if _, _, ok := gitHubRef(ref); ok {
+		return fmt.Sprintf("[%s](%s)", ref, upstreamURL(ref))
 	}
-	if strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://") {
-		return "<" + ref + ">"
+	if url := upstreamURL(ref); url != "" {
+		return "<" + url + ">"
 	}
 	return cell(ref)
+}
+
+// upstreamURL is where an upstream reference points: the GitHub issue of
+// owner/repo#N, a URL as it is, else "".
+func upstreamURL(ref string) string {
+	if repo, num, ok := gitHubRef(ref); ok {
+		return "https://github.com/" + repo + "/issues/" + num
+	}
+	if strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://") {
+		return ref
+	}
+	return ""
 }
 
 // gitHubRef splits a reference such as "argoproj/argo-cd#8145" into

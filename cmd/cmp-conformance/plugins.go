@@ -90,13 +90,11 @@ type witness struct {
 	Profile string `json:"profile,omitempty"`
 }
 
-// Profiles a run (and a witness) can have.
+// Profiles a run (and a witness) can have, as the report names them; a
+// witness without a profile serves the catalogue.
 const (
-	profileCatalogue = ""
+	profileCatalogue = "catalogue"
 	profileUpgrade   = "upgrade"
-	// reportProfileCatalogue names the catalogue's profile in a report (a
-	// witness leaves it unnamed).
-	reportProfileCatalogue = "catalogue"
 )
 
 // pluginPlan is what a run loads: every plugin folder, and the bindings.
@@ -184,6 +182,9 @@ func loadWitness(file string) (conformance.Binding, string, string, error) {
 	}
 	if _, ok := referencePlugins()[w.Role]; !ok {
 		return conformance.Binding{}, "", "", fmt.Errorf("%s: unknown role %q (roles: %s)", file, w.Role, roles())
+	}
+	if w.Profile == "" {
+		w.Profile = profileCatalogue
 	}
 	if w.Profile != profileCatalogue && w.Profile != profileUpgrade {
 		return conformance.Binding{}, "", "", fmt.Errorf("%s: unknown profile %q (want %q or none)", file, w.Profile, profileUpgrade)

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -11,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -31,7 +29,7 @@ func harness() *v1alpha1.Harness {
 		}
 	}
 	if exe, err := os.Executable(); err == nil {
-		h.SHA256, _ = fileSHA256(exe)
+		h.SHA256, _ = toolchain.FileSHA256(exe)
 	}
 	return h
 }
@@ -56,7 +54,7 @@ func programs(p argocd.Plugin) []v1alpha1.Program {
 		path, err := p.ProgramPath(name)
 		if err == nil {
 			prog.Path = path
-			prog.SHA256, err = fileSHA256(path)
+			prog.SHA256, err = toolchain.FileSHA256(path)
 		}
 		if err != nil {
 			prog.Error = err.Error()
@@ -66,18 +64,6 @@ func programs(p argocd.Plugin) []v1alpha1.Program {
 	return out
 }
 
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // reproduce is the command line that runs the same run again: every flag
 // given (or taken from the environment, like LABEL_FILTER), with the Argo CD

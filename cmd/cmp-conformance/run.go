@@ -157,11 +157,11 @@ func run(f *runFlags) error {
 	rep.Metadata.LabelFilter = f.labelFilter
 	rep.Metadata.SuiteVersion = suiteVersionOf(rep.Metadata.Harness)
 	profile := profileCatalogue
-	rep.Profile = reportProfileCatalogue
 	if path != nil {
-		profile, rep.Profile = profileUpgrade, profileUpgrade
+		profile = profileUpgrade
 		rep.Environment.Notes = append(rep.Environment.Notes, "upgrade run along "+strings.Join(path, " -> ")+": the environment was brought up on "+path[0])
 	}
+	rep.Profile = profile
 	rec, err := reports.OpenRecorder(filepath.Join(reportDir, "results.jsonl"))
 	if err != nil {
 		return err

@@ -54,23 +54,14 @@ type outcome struct {
 
 const outcomeEntry = "cmp-conformance outcome"
 
-// observationEntry carries a fact a check measured on the way.
-const observationEntry = dsl.ObservationEntry
-
 // observe records an observation of the running check.
-func observe(format string, args ...any) {
-	ginkgo.AddReportEntry(observationEntry, fmt.Sprintf(format, args...))
-}
+var observe = dsl.Observe
 
 func observations(r ginkgo.SpecReport) []string {
 	var out []string
 	for _, e := range r.ReportEntries {
-		v, ok := e.GetRawValue().(string)
-		switch {
-		case ok && e.Name == observationEntry:
+		if v, ok := e.GetRawValue().(string); ok && e.Name == dsl.ObservationEntry {
 			out = append(out, v)
-		case ok && e.Name == dsl.CleanupEntry:
-			out = append(out, "cleanup: "+v)
 		}
 	}
 	return out
