@@ -64,7 +64,6 @@ func programs(p argocd.Plugin) []v1alpha1.Program {
 	return out
 }
 
-
 // reproduce is the command line that runs the same run again: every flag
 // given (or taken from the environment, like LABEL_FILTER), with the Argo CD
 // version pinned to the one resolved, shell-quoted. Hidden flags are the
