@@ -25,12 +25,19 @@ const modulePath = "github.com/cmp-conformance/cmp-conformance"
 // repository root.
 func referencePlugins() map[conformance.Role]string {
 	return map[conformance.Role]string{
-		conformance.RolePlain:          "plugins/plain",
-		conformance.RoleParameterized:  "plugins/sidecar",
-		conformance.RoleFaultyDynamic:  "plugins/faulty",
-		conformance.RoleService:        "plugins/service",
-		conformance.RoleFaultyGenerate: "plugins/faulty-generate",
-		conformance.RoleHelm:           "plugins/helm",
+		conformance.RolePlain:            "plugins/plain",
+		conformance.RoleParameterized:    "plugins/sidecar",
+		conformance.RoleFaultyDynamic:    "plugins/faulty",
+		conformance.RoleService:          "plugins/service",
+		conformance.RoleFaultyGenerate:   "plugins/faulty-generate",
+		conformance.RoleHelm:             "plugins/helm",
+		conformance.RoleFiles:            "plugins/contract",
+		conformance.RolePreserveFileMode: "plugins/contract-preserve",
+		conformance.RoleInit:             "plugins/contract-init",
+		conformance.RoleDiscoverFileName: "plugins/discover-name",
+		conformance.RoleDiscoverGlob:     "plugins/discover-glob",
+		conformance.RoleDiscoverCommand:  "plugins/discover-command",
+		conformance.RoleNamedOnly:        "plugins/named-only",
 	}
 }
 

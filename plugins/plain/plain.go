@@ -4,6 +4,7 @@ package plain
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"sort"
 	"strings"
 )
+
+// ErrNoFiles is Generate's error for a folder without YAML files.
+var ErrNoFiles = errors.New("no YAML files")
 
 // Generate writes every *.yaml and *.yml file of dir to w as one stream of
 // YAML documents. No file is an error: an empty output would make Argo CD
@@ -26,7 +30,7 @@ func Generate(dir string, w io.Writer) error {
 	}
 	sort.Strings(files)
 	if len(files) == 0 {
-		return fmt.Errorf("no YAML files in %s", dir)
+		return fmt.Errorf("%w in %s", ErrNoFiles, dir)
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

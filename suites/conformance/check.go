@@ -30,6 +30,9 @@ const (
 	Service       Area = "service"
 	Faults        Area = "faults"
 	Helm          Area = "helm"
+	Discover      Area = "discover"
+	Initializing  Area = "init"
+	Files         Area = "files"
 	Upgrade       Area = "upgrade"
 )
 
@@ -52,6 +55,8 @@ const (
 	Discovery         Feature = argocd.FeatureDiscovery
 	StaticParameters  Feature = argocd.FeatureStaticParameters
 	DynamicParameters Feature = argocd.FeatureDynamicParameters
+	PreserveFileMode  Feature = argocd.FeaturePreserveFileMode
+	InitCommand       Feature = argocd.FeatureInit
 )
 
 // Role is the part a plugin plays for a check: checks ask for the plugin of a
@@ -76,6 +81,27 @@ const (
 	RoleFaultyGenerate Role = "faulty-generate"
 	// RoleHelm renders Helm charts as native Helm does (plugins/helm).
 	RoleHelm Role = "helm"
+	// The contract roles (plugins/contract*, discover-*, named-only) share
+	// one program, cmp-contract: generate renders the folder's YAML and a
+	// record of the working copy naming the plugin; checks derive every
+	// marker from the bound plugin's name, so witnesses keep their own.
+	//
+	// RoleFiles records what it receives with default file modes.
+	RoleFiles Role = "files"
+	// RolePreserveFileMode is RoleFiles with preserveFileMode: true.
+	RolePreserveFileMode Role = "preserve-file-mode"
+	// RoleInit has an init command (cmp-contract init).
+	RoleInit Role = "init"
+	// RoleDiscoverFileName discovers by fileName "./<name>/s*.marker" and
+	// sets find.glob "**/<name>-glob.marker", which fileName overrides.
+	RoleDiscoverFileName Role = "discover-file-name"
+	// RoleDiscoverGlob discovers by find.glob "**/<name>.marker" and sets
+	// find.command (marker <name>-command.marker), which find.glob overrides.
+	RoleDiscoverGlob Role = "discover-glob"
+	// RoleDiscoverCommand discovers by find.command, marker <name>.marker.
+	RoleDiscoverCommand Role = "discover-command"
+	// RoleNamedOnly has no discover: it is used only by name.
+	RoleNamedOnly Role = "named-only"
 )
 
 // Check is one conformance check. Its ID is stable forever: reports, skip

@@ -15,6 +15,8 @@ func All() []Check {
 		svcAnnouncements, svcDynamicParameters, svcEscaping, svcBuildEnv, svcHostile, svcCascadeDelete, svcPrune,
 		svcRestart, svcNativeDiscovery,
 		faultHang, faultCrash, faultInvalidYAML, faultHuge, faultExecTimeout, pruneEmptyOutput,
+		discFileNameGlob, discFileNameFirst, discFindGlob, discGlobFirst, discFindCommand, discFindCommandEnv, discFindCommandRoot, discNamedOnly,
+		initRunsFirst, initOutputIgnored, initFailureSurfaces, modeDefault, modePreserved, linksInside,
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
 	}

@@ -25,10 +25,11 @@ func TestRegistry(t *testing.T) {
 		t.Fatal("All() is empty")
 	}
 	areas := map[Area]bool{Smoke: true, Announcements: true, Environment: true, Security: true, Pruning: true,
-		Local: true, Service: true, Faults: true, Helm: true, Upgrade: true}
+		Local: true, Service: true, Faults: true, Helm: true, Upgrade: true, Discover: true, Initializing: true, Files: true}
 	levels := map[v1alpha1.Level]bool{Core: true, Extended: true, Provisional: true}
-	features := map[Feature]bool{Discovery: true, StaticParameters: true, DynamicParameters: true}
-	roles := map[Role]bool{RolePlain: true, RoleParameterized: true, RoleFaultyDynamic: true, RoleService: true, RoleFaultyGenerate: true, RoleHelm: true}
+	features := map[Feature]bool{Discovery: true, StaticParameters: true, DynamicParameters: true, PreserveFileMode: true, InitCommand: true}
+	roles := map[Role]bool{RolePlain: true, RoleParameterized: true, RoleFaultyDynamic: true, RoleService: true, RoleFaultyGenerate: true, RoleHelm: true,
+		RoleFiles: true, RolePreserveFileMode: true, RoleInit: true, RoleDiscoverFileName: true, RoleDiscoverGlob: true, RoleDiscoverCommand: true, RoleNamedOnly: true}
 	seen := map[string]bool{}
 	for i, c := range all {
 		if !checkID.MatchString(c.ID) {

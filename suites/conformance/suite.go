@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"strings"
 
@@ -149,12 +150,13 @@ func (s *Suite) standIn(role, sub Role) *Suite {
 // Given starts a spec.
 func (s *Suite) Given(ctx context.Context) *dsl.Context { return dsl.Given(ctx, s.Env) }
 
-// DiscoveredBy adds the plugin's discovery marker to a spec's source, so that
-// Argo CD picks the plugin of role by discovery.
+// DiscoveredBy adds the plugin's discovery marker to a spec's application
+// folder (set SourcePath first), so that Argo CD picks the plugin of role by
+// discovery.
 func (s *Suite) DiscoveredBy(c *dsl.Context, role Role) *dsl.Context {
 	p := s.Plugin(role)
 	if p.DiscoverFileName != "" {
-		c.File(p.DiscoverFileName, []byte{})
+		c.File(path.Join(c.AppPath(), p.DiscoverFileName), []byte{})
 	}
 	return c
 }

@@ -12,8 +12,17 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 3 {
+		if mode, ok := contractModes()[os.Args[1]]; ok {
+			if err := mode(os.Args[2]); err != nil {
+				fmt.Fprintln(os.Stderr, "cmp-broken:", err)
+				os.Exit(1)
+			}
+			return
+		}
+	}
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: cmp-broken MODE (see plugins/broken/*/plugin.yaml)")
+		fmt.Fprintln(os.Stderr, "usage: cmp-broken MODE [ARG] (see plugins/broken/*/plugin.yaml)")
 		os.Exit(2)
 	}
 	modes := sidecarModes()

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cmp-conformance/cmp-conformance/plugins/contract"
+)
+
+// contractModes are broken variants of cmp-contract for the DISC, INIT,
+// MODE and LINK witnesses. Each takes the argument cmp-contract would (a
+// marker or the plugin's name). The variants that stand for a fault of Argo
+// CD (a mode not kept, a link not delivered, a wrong folder) commit that
+// fault on the working copy before recording it, so the record stays true.
+func contractModes() map[string]func(arg string) error {
+	return map[string]func(string) error{
+		// Matches whenever its marker is there, whatever the marker asks:
+		// as if Argo CD took any exit code or any output for a match.
+		"find-any-exit": func(marker string) error {
+			if os.Getenv(contract.FindEnv) == marker {
+				fmt.Println("matched by env")
+				return nil
+			}
+			if _, err := os.Stat(marker); err == nil {
+				fmt.Println("found", marker)
+			}
+			return nil
+		},
+		// Reads no environment: as if Argo CD gave the command none.
+		"find-without-env": func(marker string) error {
+			return contract.Find(".", marker, func(string) string { return "" }, os.Stdout)
+		},
+		// Prepares the parent folder instead of the application folder.
+		"init-elsewhere": func(string) error {
+			if msg, err := os.ReadFile(contract.InitFailFile); err == nil {
+				return errors.New(strings.TrimSpace(string(msg)))
+			}
+			return contract.Init("..", os.Stdout)
+		},
+		// Never fails: the fault a user should see is swallowed.
+		"init-ignoring-failure": func(string) error {
+			if err := os.Remove(contract.InitFailFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return contract.Init(".", os.Stdout)
+		},
+		// Prints init's object among its manifests: as if init's output
+		// were taken for manifests.
+		"generate-with-init-output": func(plugin string) error {
+			fmt.Printf("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  from: init\n", contract.InitObject)
+			return contract.Generate(".", plugin, os.Getenv, os.Stdout)
+		},
+		// Removes every symlink before recording: as if they never arrived.
+		"generate-without-links": func(plugin string) error {
+			err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type()&fs.ModeSymlink != 0 {
+					return os.Remove(p)
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			return contract.Generate(".", plugin, os.Getenv, os.Stdout)
+		},
+		// Makes every file 0644 before recording: as if preserveFileMode
+		// were ignored.
+		"generate-modes-lost": func(plugin string) error {
+			err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
+					return os.Chmod(p, 0o644)
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			return contract.Generate(".", plugin, os.Getenv, os.Stdout)
+		},
+	}
+}

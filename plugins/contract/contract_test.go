@@ -1,0 +1,147 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, data string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFind(t *testing.T) {
+	noEnv := func(string) string { return "" }
+	tests := []struct {
+		name, content string
+		present       bool
+		env           string
+		wantOut       bool
+		wantErr       bool
+	}{
+		{name: "no marker", wantOut: false},
+		{name: "marker", present: true, wantOut: true},
+		{name: "match", present: true, content: "match\n", wantOut: true},
+		{name: "silent", present: true, content: "silent\n", wantOut: false},
+		{name: "fail", present: true, content: "fail\n", wantOut: true, wantErr: true},
+		{name: "unknown", present: true, content: "maybe", wantErr: true},
+		{name: "env names the marker", env: "m.marker", wantOut: true},
+		{name: "env names another marker", env: "other.marker", wantOut: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.present {
+				write(t, filepath.Join(dir, "m.marker"), tt.content, 0o644)
+			}
+			getenv := noEnv
+			if tt.env != "" {
+				getenv = func(k string) string {
+					if k == FindEnv {
+						return tt.env
+					}
+					return ""
+				}
+			}
+			var out bytes.Buffer
+			err := Find(dir, "m.marker", getenv, &out)
+			if (err != nil) != tt.wantErr {
+				t.Errorf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if (out.Len() > 0) != tt.wantOut {
+				t.Errorf("output %q, want output %v", out.String(), tt.wantOut)
+			}
+		})
+	}
+	if err := Find(t.TempDir(), "", noEnv, &bytes.Buffer{}); err == nil {
+		t.Error("Find without a marker: want an error")
+	}
+}
+
+func TestInit(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := Init(dir, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), InitObject) {
+		t.Errorf("init printed %q, want the object %s", out.String(), InitObject)
+	}
+	if rec, _ := Walk(dir); rec.Init == "" {
+		t.Error("Walk after Init: Init is empty")
+	}
+	write(t, filepath.Join(dir, InitFailFile), "refused: reason\n", 0o644)
+	if err := Init(dir, &out); err == nil || err.Error() != "refused: reason" {
+		t.Errorf("Init with %s: err = %v, want its message", InitFailFile, err)
+	}
+}
+
+// Walk records modes, links and what they resolve to, without descending
+// into a linked folder.
+func TestWalkAndGenerate(t *testing.T) {
+	repo := t.TempDir()
+	app := filepath.Join(repo, "app")
+	write(t, filepath.Join(app, "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", 0o644)
+	write(t, filepath.Join(app, "run.sh"), "#!/bin/sh\n", 0o755)
+	write(t, filepath.Join(app, "folder", "in.txt"), "in", 0o644)
+	write(t, filepath.Join(repo, "shared", "out.txt"), "out", 0o644)
+	for link, target := range map[string]string{"to-folder": "folder", "partial.txt": "../shared/out.txt", "dangling": "nowhere"} {
+		if err := os.Symlink(target, filepath.Join(app, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	getenv := func(k string) string {
+		if k == "ARGOCD_APP_SOURCE_PATH" {
+			return "app"
+		}
+		return ""
+	}
+	if err := Generate(app, "cmp-test", getenv, &out); err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(out.String(), "---\n")
+	if !strings.Contains(out.String(), "name: x") || !strings.Contains(docs[len(docs)-1], RecordConfigMap) {
+		t.Fatalf("generate printed %q: want cm.yaml, then the record", out.String())
+	}
+	b64 := strings.TrimSpace(docs[len(docs)-1][strings.Index(docs[len(docs)-1], KeyRecord+":")+len(KeyRecord)+1:])
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Plugin != "cmp-test" || rec.SourcePath != "app" {
+		t.Errorf("Plugin, SourcePath = %q, %q", rec.Plugin, rec.SourcePath)
+	}
+	checks := map[string]func(Entry) bool{
+		"run.sh":        func(e Entry) bool { return e.Type == "file" && e.Mode == "0755" && e.Content == "#!/bin/sh\n" },
+		"folder/in.txt": func(e Entry) bool { return e.Mode == "0644" && e.Content == "in" },
+		"to-folder": func(e Entry) bool {
+			return e.Type == "symlink" && e.TargetType == "dir" && len(e.Children) == 1 && e.Children[0] == "in.txt"
+		},
+		"partial.txt": func(e Entry) bool { return e.TargetType == "file" && e.Content == "out" },
+		"dangling":    func(e Entry) bool { return e.Type == "symlink" && e.Error != "" },
+	}
+	for path, ok := range checks {
+		e, found := rec.Entry(path)
+		if !found || !ok(e) {
+			t.Errorf("%s: %+v (found %v)", path, e, found)
+		}
+	}
+	if _, found := rec.Entry("to-folder/in.txt"); found {
+		t.Error("Walk descended into a linked folder")
+	}
+}
