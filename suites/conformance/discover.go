@@ -119,12 +119,15 @@ var discNamedOnly = Check{
 	Upstream: []string{"argoproj/argo-cd#12073", "argoproj/argo-cd#11341"},
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleNamedOnly)
-		ginkgo.By("named " + p.FullName() + ": rendered by it")
-		renderedBy(s, s.Given(ctx).NamePrefix("disc-named").Path("contract-app").Plugin(p.FullName()), RoleNamedOnly)
 		// A probe file no other plugin looks for: only a plugin that
-		// discovers anything (or by it) would take this application.
+		// discovers anything (or by it) would take the unnamed application.
+		// The named one has it too: a named plugin that has discovery must
+		// also match (#18053), which is not what this check is about.
+		probe := p.Name + ".probe"
+		ginkgo.By("named " + p.FullName() + ": rendered by it")
+		renderedBy(s, s.Given(ctx).NamePrefix("disc-named").Path("contract-app").File(probe, nil).Plugin(p.FullName()), RoleNamedOnly)
 		ginkgo.By("not named: never discovered")
-		notRendered(s, s.Given(ctx).NamePrefix("disc-unnamed").Path("contract-app").File(p.Name+".probe", nil))
+		notRendered(s, s.Given(ctx).NamePrefix("disc-unnamed").Path("contract-app").File(probe, nil))
 	},
 }
 
