@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
 func TestProgramsAreDigestedAsTheSidecarFindsThem(t *testing.T) {
@@ -53,5 +54,24 @@ func TestHarnessNamesTheBuild(t *testing.T) {
 	h := harness()
 	if h.Module == "" || h.Version == "" || len(h.SHA256) != 64 {
 		t.Errorf("harness = %+v", h)
+	}
+}
+
+// A bring-up that failed before it began leaves no environment: the report
+// still names the plugins, and nothing panics (a share once died so, and its
+// error was lost).
+func TestDescribeEnvironmentWithoutEnvironment(t *testing.T) {
+	root, err := repoRoot()
+	if err != nil {
+		t.Skip(err)
+	}
+	plan, err := planPlugins(root, nil, false, profileCatalogue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &v1alpha1.ConformanceReport{}
+	describeEnvironment(rep, nil, plan)
+	if len(rep.Subject.Plugins) == 0 {
+		t.Error("no plugins described")
 	}
 }

@@ -353,6 +353,11 @@ func (cs closers) Close() error {
 // describeEnvironment fills what is known of the environment, even after a
 // partial bring-up.
 func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Environment, plan *pluginPlan) {
+	// env is nil when bring-up failed before it began (a binary missing).
+	var pluginPath []string
+	if env != nil {
+		pluginPath = env.Config.PluginPath
+	}
 	for _, b := range plan.Bindings {
 		if b.Witness {
 			continue
@@ -361,7 +366,7 @@ func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 			p := s.Plugin
 			// Found as its sidecar finds them: the environment puts the
 			// plugin path after the plugin's own folders.
-			p.PathDirs = append(append([]string{}, p.PathDirs...), env.Config.PluginPath...)
+			p.PathDirs = append(append([]string{}, p.PathDirs...), pluginPath...)
 			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256, Programs: programs(p)})
 			for _, w := range p.Warnings {
 				rep.Environment.Notes = append(rep.Environment.Notes, "plugin "+p.FullName()+": "+w)
