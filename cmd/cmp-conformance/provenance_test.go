@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,5 +74,8 @@ func TestDescribeEnvironmentWithoutEnvironment(t *testing.T) {
 	describeEnvironment(rep, nil, plan)
 	if len(rep.Subject.Plugins) == 0 {
 		t.Error("no plugins described")
+	}
+	if !slices.IsSortedFunc(rep.Subject.Plugins, func(a, b v1alpha1.Plugin) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Error("plugins are not in name order: the report would change run to run")
 	}
 }

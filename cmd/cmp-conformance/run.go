@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -354,7 +355,7 @@ func (cs closers) Close() error {
 // partial bring-up.
 func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Environment, plan *pluginPlan) {
 	// env is nil when bring-up failed before it began (a binary missing).
-	var pluginPath []string
+	var pluginPath, warnings []string
 	if env != nil {
 		pluginPath = env.Config.PluginPath
 	}
@@ -369,10 +370,14 @@ func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 			p.PathDirs = append(append([]string{}, p.PathDirs...), pluginPath...)
 			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256, Programs: programs(p)})
 			for _, w := range p.Warnings {
-				rep.Environment.Notes = append(rep.Environment.Notes, "plugin "+p.FullName()+": "+w)
+				warnings = append(warnings, "plugin "+p.FullName()+": "+w)
 			}
 		}
 	}
+	slices.Sort(warnings)
+	rep.Environment.Notes = append(rep.Environment.Notes, warnings...)
+	// Subjects is a map: sorted, the report reads the same run to run.
+	slices.SortFunc(rep.Subject.Plugins, func(a, b v1alpha1.Plugin) int { return strings.Compare(a.Name, b.Name) })
 	if env == nil {
 		return
 	}
