@@ -56,7 +56,7 @@ const (
 	StaticParameters  Feature = argocd.FeatureStaticParameters
 	DynamicParameters Feature = argocd.FeatureDynamicParameters
 	PreserveFileMode  Feature = argocd.FeaturePreserveFileMode
-	InitCommand       Feature = argocd.FeatureInit
+	InitCommand       Feature = argocd.FeatureInitCommand
 )
 
 // Role is the part a plugin plays for a check: checks ask for the plugin of a

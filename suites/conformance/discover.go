@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/onsi/ginkgo/v2"
@@ -93,7 +94,7 @@ var discFindCommandEnv = Check{
 	Test: func(ctx context.Context, s *Suite) {
 		marker := s.Plugin(RoleDiscoverCommand).Name + ".marker"
 		c := s.Given(ctx).NamePrefix("disc-cmd-env").Path("contract-app").
-			PluginEnv(map[string]string{stripEnvPrefix(contract.FindEnv): marker})
+			PluginEnv(map[string]string{strings.TrimPrefix(contract.FindEnv, "ARGOCD_ENV_"): marker})
 		renderedBy(s, c, RoleDiscoverCommand)
 	},
 }
@@ -129,14 +130,4 @@ var discNamedOnly = Check{
 		ginkgo.By("not named: never discovered")
 		notRendered(s, s.Given(ctx).NamePrefix("disc-unnamed").Path("contract-app").File(probe, nil))
 	},
-}
-
-// stripEnvPrefix is the name to set in spec.source.plugin.env for a
-// variable the plugin sees as ARGOCD_ENV_<name>.
-func stripEnvPrefix(v string) string {
-	const prefix = "ARGOCD_ENV_"
-	if len(v) > len(prefix) && v[:len(prefix)] == prefix {
-		return v[len(prefix):]
-	}
-	return v
 }

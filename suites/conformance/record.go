@@ -19,20 +19,15 @@ import (
 // manifests Argo CD generates (the API's manifests endpoint): what the plugin
 // found is judged without a sync, which only the checks about syncing need.
 
-// rendered creates c's application and expects a plugin to render it
-// (source type Plugin, not Argo CD's own directory or Kustomize type).
-func rendered(s *Suite, c *dsl.Context) *dsl.Consequences {
-	ginkgo.GinkgoHelper()
-	return c.When().CreateApp().
-		Then().Expect(dsl.NoActionError()).
-		ExpectWithin(s.Env.Timeouts.AppSynced, dsl.SourceTypeIs(v1alpha1.ApplicationSourceTypePlugin))
-}
-
-// renderedBy is rendered, and the record names the plugin of role: the
-// right plugin matched, not another one of the environment.
+// renderedBy creates c's application and expects the plugin of role to
+// render it: source type Plugin (not Argo CD's own directory or Kustomize
+// type), and a record naming that plugin, not another one of the
+// environment.
 func renderedBy(s *Suite, c *dsl.Context, role Role) (*dsl.Consequences, contract.Record) {
 	ginkgo.GinkgoHelper()
-	cons := rendered(s, c)
+	cons := c.When().CreateApp().
+		Then().Expect(dsl.NoActionError()).
+		ExpectWithin(s.Env.Timeouts.AppSynced, dsl.SourceTypeIs(v1alpha1.ApplicationSourceTypePlugin))
 	rec := recordOf(cons)
 	want := s.Plugin(role).Name
 	gomega.Expect(rec.Plugin).To(gomega.Equal(want), "the application was rendered by %q, want the %s plugin %q", rec.Plugin, role, want)
