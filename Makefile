@@ -31,9 +31,19 @@ SELFTEST_UPGRADE_PATHS ?= legacy
 MATRIX_VERSIONS ?= v3.5.7 v3.4.13 v2.14.21
 MATRIX_UPGRADE_PATHS ?= previous oldest
 
+# The reference plugins that ship as images (plugins/<folder>/Dockerfile) run
+# from them, as Argo CD's documented sidecar (testcontainers-go), ROLE=IMAGE;
+# PLUGIN_IMAGES= runs them as host processes instead.
+PLUGIN_IMAGES ?= plain=cmp-conformance/plain:dev parameterized=cmp-conformance/sidecar:dev \
+  files=cmp-conformance/contract:dev preserve-file-mode=cmp-conformance/contract-preserve:dev \
+  init=cmp-conformance/contract-init:dev discover-file-name=cmp-conformance/discover-name:dev \
+  discover-glob=cmp-conformance/discover-glob:dev discover-command=cmp-conformance/discover-command:dev \
+  named-only=cmp-conformance/named-only:dev
+IMAGE_FLAGS = $(if $(filter embedded,$(RUNTIME)),$(foreach i,$(PLUGIN_IMAGES),--plugin-image $(i)))
+
 export ARGOCD_VERSION
 
-.PHONY: all conformance upgrade matrix test unit selftest selftest-upgrade tools tools-system test-deps env-up env-down lint build clean help
+.PHONY: all conformance upgrade matrix test unit selftest selftest-upgrade tools tools-system test-deps plugin-images env-up env-down lint build clean help
 
 all: build
 
@@ -79,9 +89,13 @@ test-deps:
 tools: tools-system build
 	$(BIN) tools get --runtime $(RUNTIME)
 
+## plugin-images: the reference plugins' images, built offline (FROM scratch; about a second each).
+plugin-images: build
+	$(if $(IMAGE_FLAGS),$(BIN) images build --output $(OUTPUT),@true)
+
 ## conformance: the main job. ARGOCD_VERSION=v2.14.21 picks a version; LABEL_FILTER selects checks.
-conformance: tools
-	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+conformance: tools plugin-images
+	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS)
 
 ## upgrade: one upgrade run per path of UPGRADE_PATHS (each obtains its versions first); fails if any run fails.
 upgrade: tools
@@ -97,12 +111,12 @@ test: unit selftest selftest-upgrade
 unit: test-deps
 	$(GO) vet ./...
 	@mkdir -p $(OUTPUT)/screenshots
-	CMP_CONFORMANCE_REQUIRE_CHROMIUM=1 CMP_CONFORMANCE_SCREENSHOT_DIR=$(abspath $(OUTPUT))/screenshots $(GO) test -count=1 ./...
+	CMP_CONFORMANCE_REQUIRE_CHROMIUM=1 CMP_CONFORMANCE_REQUIRE_DOCKER=1 CMP_CONFORMANCE_SCREENSHOT_DIR=$(abspath $(OUTPUT))/screenshots $(GO) test -count=1 ./...
 	cd plugins/helm && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd plugins/helm/helm4 && $(GO) vet -tags helm4 ./... && $(GO) test -count=1 -tags helm4 ./...
 
-selftest: tools
-	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+selftest: tools plugin-images
+	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS)
 
 selftest-upgrade: tools
 	@failed=""; for p in $(SELFTEST_UPGRADE_PATHS); do \

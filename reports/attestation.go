@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
@@ -60,6 +61,9 @@ func renderAttestation(r *v1alpha1.ConformanceReport, reportJSON []byte) ([]byte
 	for _, p := range r.Subject.Plugins {
 		if p.ConfigSHA256 != "" {
 			st.Subject = append(st.Subject, resourceDescriptor{Name: p.Name + "/plugin.yaml", Digest: map[string]string{"sha256": p.ConfigSHA256}})
+		}
+		if d, ok := strings.CutPrefix(p.ImageID, "sha256:"); ok {
+			st.Subject = append(st.Subject, resourceDescriptor{Name: p.Name + "/image " + p.Image, Digest: map[string]string{"sha256": d}})
 		}
 		for _, prog := range p.Programs {
 			if prog.SHA256 != "" {

@@ -72,6 +72,9 @@ func writeEnvironment(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 		if s := shortSHA(p.ConfigSHA256, "config sha256"); s != "" {
 			detail = append(detail, s)
 		}
+		if p.Image != "" {
+			detail = append(detail, "image "+p.Image+" "+shortSHA(strings.TrimPrefix(p.ImageID, "sha256:"), "sha256"))
+		}
 		row("Plugin "+cell(p.Name), strings.Join(detail, ", "))
 	}
 	for _, bin := range env.Binaries {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/clusters/existing"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 )
 
@@ -24,6 +25,7 @@ type envFlags struct {
 	portBase                                                 int
 	plugins                                                  []string
 	pluginPath                                               []string
+	images                                                   []string
 	noDownload, noBuild, retry                               bool
 	allowExistingArgoCD                                      bool
 	readyTimeout                                             time.Duration
@@ -42,6 +44,7 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.StringVar(&f.output, "output", "_output", "folder for reports (<output>/reports/<run-id>), plugin programs and environment state")
 	fl.IntVar(&f.portBase, "port-base", 18080, "first of the 127.0.0.1 ports a run listens on: Argo CD base..base+6, plugin services from base+10, the embedded cluster base+40..base+45")
 	fl.StringArrayVar(&f.plugins, "plugin", nil, "ROLE=DIR: run the checks of ROLE against the plugin in DIR (a folder with plugin.yaml); roles: "+roles())
+	fl.StringArrayVar(&f.images, "plugin-image", nil, "ROLE=IMAGE: run the checks of ROLE against the plugin image IMAGE as it ships (present on this machine: nothing is pulled), run as Argo CD's documented sidecar (argocd-cmp-server of the version as entrypoint, uid 999); its plugin.yaml is read from "+pluginimage.ConfigPath)
 	fl.StringArrayVar(&f.pluginPath, "plugin-path", nil, "folder of programs your plugin.yaml commands name (put first on the plugin's PATH)")
 	fl.BoolVar(&f.noDownload, "no-download", false, "never download release binaries (build from source)")
 	fl.BoolVar(&f.noBuild, "no-build", false, "never build binaries from source")
@@ -107,7 +110,7 @@ func (f *envFlags) validate() error {
 	default:
 		return fmt.Errorf("--runtime %q: choose embedded, existing or kind", f.runtime)
 	}
-	return nil
+	return f.validateImages()
 }
 
 // prepare plans the plugins (with the witnesses of profile when selfTest)
@@ -120,15 +123,22 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 	if err != nil {
 		return nil, nil, err
 	}
+	images, err := f.pluginImages()
+	if err != nil {
+		return nil, nil, err
+	}
 	root, rootErr := repoRoot()
 	if rootErr != nil {
 		root = ""
-		if len(overrides) < len(referencePlugins()) {
+		if len(overrides)+len(images) < len(referencePlugins()) {
 			return nil, nil, rootErr
 		}
 	}
 	plan, err := planPlugins(root, overrides, selfTest, profile)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := plan.bindImages(ctx, images, f.output); err != nil {
 		return nil, nil, err
 	}
 	path := append([]string{}, f.pluginPath...)

@@ -313,6 +313,9 @@ func childArgs(f *runFlags, version, output, unitsFile, bin string, portBase int
 	for _, p := range f.plugins {
 		args = append(args, "--plugin", p)
 	}
+	for _, p := range f.images {
+		args = append(args, "--plugin-image", p)
+	}
 	for _, p := range f.pluginPath {
 		args = append(args, "--plugin-path", p)
 	}

@@ -47,7 +47,11 @@ func suiteVersionOf(h *v1alpha1.Harness) string {
 }
 
 // programs digests what a plugin's commands run, found as its sidecar finds them.
+// An image plugin's programs are inside its image, which ImageID digests.
 func programs(p argocd.Plugin) []v1alpha1.Program {
+	if p.Image != "" {
+		return nil
+	}
 	var out []v1alpha1.Program
 	for _, name := range p.Programs {
 		prog := v1alpha1.Program{Name: name}

@@ -258,7 +258,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	}
 	dslEnv := dsl.NewEnv(dsl.Env{Apps: conn.apps, Repos: conn.repos, Kube: kc, Clientset: cs, Git: env.Git,
 		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
-		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD,
+		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD, PluginFiles: env.ArgoCD,
 		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: conn.token})
 	if upgrade != nil {
 		upgrade.Switch = func(ctx context.Context, to string) (argocd.Hop, error) {
@@ -368,7 +368,8 @@ func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 			// Found as its sidecar finds them: the environment puts the
 			// plugin path after the plugin's own folders.
 			p.PathDirs = append(append([]string{}, p.PathDirs...), pluginPath...)
-			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256, Programs: programs(p)})
+			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256, Programs: programs(p),
+				Image: p.Image, ImageID: p.ImageID})
 			for _, w := range p.Warnings {
 				warnings = append(warnings, "plugin "+p.FullName()+": "+w)
 			}

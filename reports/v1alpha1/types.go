@@ -152,6 +152,10 @@ type Plugin struct {
 	ConfigSHA256 string `json:"configSHA256"`
 	// Programs are the programs its plugin.yaml runs, with their digests.
 	Programs []Program `json:"programs,omitempty"`
+	// Image is the image the plugin ran from as a sidecar, and ImageID its
+	// digest (which covers its programs); empty for a plugin of host programs.
+	Image   string `json:"image,omitempty"`
+	ImageID string `json:"imageID,omitempty"`
 }
 
 // Program is one executable a plugin runs.

@@ -53,10 +53,9 @@ var secHostileValues = Check{
 		want["PARAM_HOSTILE_ARRAY_0"], want["PARAM_HOSTILE_ARRAY_1"] = values["subst"], values["backticks"]
 		want["PARAM_HOSTILE_MAP_K"] = values["semicolon"]
 		r := paramsSpec(ctx, s, "sec-hostile", nil, params...)
-		// The canary is checked on this host: the embedded runtime runs the
-		// plugin here. Byte-exact values prove the same on any runtime.
-		_, err := os.Stat(canary)
-		gomega.Expect(os.IsNotExist(err)).To(gomega.BeTrue(), "a parameter value was executed: %s exists", canary)
+		// The canary is looked for where the plugin runs (this host, or its
+		// container). Byte-exact values prove the same on any runtime.
+		expectNoCanary(ctx, s, RoleParameterized, canary)
 		// Byte-exact values also prove no quoting, splitting, expansion or
 		// printf formatting happened on the way.
 		expectEnv(r, want)
@@ -75,4 +74,12 @@ var secLargeValue = Check{
 		r := paramsSpec(ctx, s, "sec-large", nil, str("large", big))
 		expectEnv(r, map[string]string{"PARAM_LARGE": big})
 	},
+}
+
+// expectNoCanary fails if canary exists where role's plugin runs: a value
+// was executed.
+func expectNoCanary(ctx context.Context, s *Suite, role Role, canary string) {
+	found, err := s.Env.PluginFileExists(ctx, s.Plugin(role).FullName(), canary)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(found).To(gomega.BeFalse(), "a parameter value was executed: %s exists where plugin %s runs", canary, s.Plugin(role).FullName())
 }

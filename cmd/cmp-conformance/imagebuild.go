@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
+)
+
+// referenceImageTag is the tag `images build` gives plugins/<folder>.
+func referenceImageTag(folder string) string { return "cmp-conformance/" + folder + ":dev" }
+
+func imagesCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "images",
+		Short: "Build the reference plugins as images, as they would ship",
+		Long: `The reference plugins with a Dockerfile (plugins/<folder>/Dockerfile) ship as
+images: their static programs FROM scratch, plugin.yaml at
+` + pluginimage.ConfigPath + `. 'images build' builds them
+offline (nothing is pulled) as cmp-conformance/<folder>:dev, so that a run can
+certify them as any plugin image is certified:
+
+  cmp-conformance images build
+  cmp-conformance run --plugin-image parameterized=cmp-conformance/sidecar:dev`,
+	}
+	var output string
+	build := &cobra.Command{Use: "build [FOLDER...]", Short: "Build the images of the reference plugins (all with a Dockerfile, or the folders named)",
+		RunE: func(_ *cobra.Command, args []string) error {
+			root, err := repoRoot()
+			if err != nil {
+				return err
+			}
+			folders, err := imageFolders(root, args)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := pluginimage.Ping(ctx); err != nil {
+				return err
+			}
+			bin, err := filepath.Abs(filepath.Join(output, "bin"))
+			if err != nil {
+				return err
+			}
+			if err := buildPlugins(ctx, root, bin); err != nil {
+				return failed(err)
+			}
+			for _, folder := range folders {
+				if missing := missingPrograms(filepath.Join(root, "plugins", folder), bin); len(args) == 0 && len(missing) > 0 {
+					fmt.Fprintf(os.Stderr, "plugins/%s: skipped, %v not among the programs built here (see its Dockerfile for how to build it)\n", folder, missing)
+					continue
+				}
+				start := time.Now()
+				img, err := buildReferenceImage(ctx, filepath.Join(root, "plugins", folder), bin, referenceImageTag(folder), io.Discard)
+				if err != nil {
+					return failed(err)
+				}
+				fmt.Printf("%s\t%s\t%.1fs\n", img.Ref, img.ID, time.Since(start).Seconds())
+			}
+			return nil
+		}}
+	build.Flags().StringVar(&output, "output", "_output", "folder for the plugin programs (<output>/bin)")
+	cmd.AddCommand(build)
+	return cmd
+}
+
+// imageFolders are the plugin folders to build: those named (each must have
+// a Dockerfile), or every one that has one.
+func imageFolders(root string, named []string) ([]string, error) {
+	if len(named) > 0 {
+		for _, f := range named {
+			if _, err := os.Stat(filepath.Join(root, "plugins", f, "Dockerfile")); err != nil {
+				return nil, fmt.Errorf("plugins/%s has no Dockerfile (folders with one: run 'cmp-conformance images build' without arguments to build them all)", f)
+			}
+		}
+		return named, nil
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "plugins", "*", "Dockerfile"))
+	var out []string
+	for _, f := range files {
+		out = append(out, filepath.Base(filepath.Dir(f)))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// buildReferenceImage builds dir's Dockerfile from a context holding its
+// plugin.yaml and the programs that plugin.yaml runs, taken from bin.
+func buildReferenceImage(ctx context.Context, dir, bin, tag string, log io.Writer) (pluginimage.Image, error) {
+	p, err := argocd.LoadPlugin(dir)
+	if err != nil {
+		return pluginimage.Image{}, err
+	}
+	tmp, err := os.MkdirTemp("", "cmpc-image-")
+	if err != nil {
+		return pluginimage.Image{}, err
+	}
+	defer os.RemoveAll(tmp)
+	files := map[string]string{"Dockerfile": filepath.Join(dir, "Dockerfile"), "plugin.yaml": filepath.Join(dir, "plugin.yaml")}
+	for _, prog := range p.Programs {
+		files[prog] = filepath.Join(bin, prog)
+	}
+	for name, src := range files {
+		if err := copyFile(src, filepath.Join(tmp, name)); err != nil {
+			return pluginimage.Image{}, fmt.Errorf("image %s: %w", tag, err)
+		}
+	}
+	return pluginimage.Build(ctx, tmp, tag, log)
+}
+
+// missingPrograms names what dir's plugin.yaml runs that bin does not hold
+// (cmp-helm is built per Argo CD version, not with the others).
+func missingPrograms(dir, bin string) []string {
+	p, err := argocd.LoadPlugin(dir)
+	if err != nil {
+		return nil // buildReferenceImage reports it
+	}
+	var out []string
+	for _, prog := range p.Programs {
+		if _, err := os.Stat(filepath.Join(bin, prog)); err != nil {
+			out = append(out, prog)
+		}
+	}
+	return out
+}
+
+func copyFile(src, dst string) error {
+	info, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, info.Mode().Perm())
+}
+
+// failed reports a failure that is not bad usage: exit 1, not 2.
+func failed(err error) error {
+	fmt.Fprintln(os.Stderr, "error:", err)
+	return exitError{code: 1}
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+)
+
+// pluginImages parses --plugin-image ROLE=REF.
+func (f *envFlags) pluginImages() (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range f.images {
+		role, ref, ok := strings.Cut(p, "=")
+		if !ok || role == "" || ref == "" {
+			return nil, fmt.Errorf("--plugin-image %q: want ROLE=IMAGE, e.g. parameterized=my-plugin:1.0", p)
+		}
+		if _, ok := referencePlugins()[conformance.Role(role)]; !ok {
+			return nil, fmt.Errorf("--plugin-image %s=...: unknown role %q (roles: %s)", role, role, roles())
+		}
+		if role == string(conformance.RoleService) {
+			return nil, fmt.Errorf("--plugin-image %s=...: the %s role serves a plugin over the network (a Deployment, not a sidecar); an image can stand in for any other role", role, role)
+		}
+		if _, dup := out[role]; dup {
+			return nil, fmt.Errorf("--plugin-image: role %s given twice", role)
+		}
+		out[role] = ref
+	}
+	return out, nil
+}
+
+// validateImages answers, in milliseconds and before anything is built,
+// whether Docker answers and every image is on this machine (nothing is
+// ever pulled), and refuses a role given both as a folder and an image.
+func (f *envFlags) validateImages() error {
+	images, err := f.pluginImages()
+	if err != nil || len(images) == 0 {
+		return err
+	}
+	dirs, err := f.pluginOverrides()
+	if err != nil {
+		return err
+	}
+	for role := range images {
+		if _, both := dirs[role]; both {
+			return fmt.Errorf("role %s is given both with --plugin and --plugin-image: choose one", role)
+		}
+	}
+	if f.runtime != "embedded" {
+		return fmt.Errorf("--plugin-image runs on the embedded runtime only, for now (its sidecar dials the repo-server's socket folder on this host); --runtime %s cannot run plugin images yet", f.runtime)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := pluginimage.Ping(ctx); err != nil {
+		return err
+	}
+	for _, role := range slices.Sorted(maps.Keys(images)) {
+		if _, err := pluginimage.Inspect(ctx, images[role]); err != nil {
+			return fmt.Errorf("--plugin-image %s: %w", role, err)
+		}
+	}
+	return nil
+}
+
+// bindImages makes each role of images run its checks against the plugin
+// the image ships, instead of the reference plugin: its plugin.yaml is read
+// from the image into <output>/plugin-images/<role>, and it runs as a sidecar.
+func (p *pluginPlan) bindImages(ctx context.Context, images map[string]string, output string) error {
+	for _, role := range slices.Sorted(maps.Keys(images)) {
+		dir, err := filepath.Abs(filepath.Join(output, "plugin-images", role))
+		if err != nil {
+			return err
+		}
+		owner, err := filepath.Abs(output)
+		if err != nil {
+			return err
+		}
+		pl, err := argocd.LoadPluginImage(ctx, images[role], dir, owner)
+		if err != nil {
+			return fmt.Errorf("--plugin-image %s: %w", role, err)
+		}
+		p.replace(conformance.Role(role), pl)
+	}
+	return nil
+}
+
+// replace binds role of the main binding to pl, in place of what was there.
+func (p *pluginPlan) replace(role conformance.Role, pl argocd.Plugin) {
+	for bi := range p.Bindings {
+		b := &p.Bindings[bi]
+		if b.Witness {
+			continue
+		}
+		old, had := b.Subjects[role]
+		b.Subjects[role] = conformance.Subject{Role: role, Plugin: pl}
+		if had {
+			if i := slices.IndexFunc(p.Plugins, func(x argocd.Plugin) bool { return x.Dir == old.Plugin.Dir }); i >= 0 {
+				p.Plugins[i], p.Dirs[i] = pl, pl.Dir
+				return
+			}
+		}
+		p.Plugins, p.Dirs = append(p.Plugins, pl), append(p.Dirs, pl.Dir)
+		return
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+)
+
+func TestPluginImageFlagsRefuseBadInput(t *testing.T) {
+	for name, tt := range map[string]struct {
+		images, dirs []string
+		want         string
+	}{
+		"no ref":        {images: []string{"plain="}, want: "want ROLE=IMAGE"},
+		"unknown role":  {images: []string{"nope=x:1"}, want: `unknown role "nope"`},
+		"service":       {images: []string{"service=x:1"}, want: "serves a plugin over the network"},
+		"twice":         {images: []string{"plain=x:1", "plain=y:1"}, want: "given twice"},
+		"dir and image": {images: []string{"plain=x:1"}, dirs: []string{"plain=/tmp"}, want: "both with --plugin and --plugin-image"},
+		"other runtime": {images: []string{"plain=x:1"}, want: "embedded runtime only"},
+	} {
+		f := envFlags{images: tt.images, plugins: tt.dirs, runtime: "embedded"}
+		if name == "other runtime" {
+			f.runtime = "existing"
+		}
+		err := f.validateImages()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: validateImages() = %v, want %q", name, err, tt.want)
+		}
+	}
+}
+
+func TestPluginImageMissingIsAUsageError(t *testing.T) {
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("no docker")
+	}
+	f := envFlags{images: []string{"plain=cmp-conformance-test/absent:never"}, runtime: "embedded"}
+	err := f.validateImages()
+	if err == nil || !strings.Contains(err.Error(), "not present on this machine") {
+		t.Fatalf("validateImages() = %v, want the image's absence, said before anything starts", err)
+	}
+}
+
+// An image replaces the reference plugin of its role in the main binding
+// and in what the run starts; witnesses keep theirs.
+func TestReplaceBindsTheImageToItsRole(t *testing.T) {
+	root := fakeRepo(t, twoWitnesses)
+	plan, err := planPlugins(root, nil, true, profileCatalogue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(plan.Plugins)
+	img := argocd.Plugin{Dir: filepath.Join(t.TempDir(), "plain"), Name: "mine", Version: "v1", Image: "mine:1"}
+	plan.replace(conformance.RolePlain, img)
+	if len(plan.Plugins) != before || len(plan.Dirs) != before {
+		t.Fatalf("%d plugins, %d dirs after replace; want %d", len(plan.Plugins), len(plan.Dirs), before)
+	}
+	if got := plan.Bindings[0].Subjects[conformance.RolePlain].Plugin.Image; got != "mine:1" {
+		t.Errorf("main binding's plain plugin image = %q", got)
+	}
+	found := false
+	for i, p := range plan.Plugins {
+		if p.Image == "mine:1" {
+			found = plan.Dirs[i] == img.Dir
+		}
+		if p.Dir == filepath.Join(root, "plugins", "plain") {
+			t.Errorf("the reference plain plugin still starts")
+		}
+	}
+	if !found {
+		t.Errorf("the image plugin is not among those started (or its dir is wrong)")
+	}
+	for _, b := range plan.Bindings[1:] {
+		if b.Subjects[conformance.RolePlain].Plugin.Image != "" {
+			t.Errorf("witness %s was given the image", b.Name)
+		}
+	}
+}
