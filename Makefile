@@ -63,8 +63,9 @@ $(BIN): FORCE
 FORCE:
 
 ## tools-system: the Debian packages a run needs: redis-server for Argo CD, git for the
-## git server, and what Argo CD's own image ships that its components run
-## (gpg and gpg-agent for git-verify-wrapper.sh, ssh; fixtures/toolchain/image.go).
+## git server, what Argo CD's own image ships that its components run
+## (gpg and gpg-agent for git-verify-wrapper.sh, ssh; fixtures/toolchain/image.go),
+## and a static busybox, the shell of the witness images FROM scratch.
 tools-system:
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
@@ -72,6 +73,7 @@ tools-system:
 	command -v gpg >/dev/null || missing="$$missing gpg"; \
 	command -v gpg-agent >/dev/null || missing="$$missing gpg-agent"; \
 	command -v ssh >/dev/null || missing="$$missing openssh-client"; \
+	test -x /bin/busybox || missing="$$missing busybox-static"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \

@@ -145,6 +145,9 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 	if f.pluginBin != "" {
 		plan.Bin = f.pluginBin
 		plan.ToolsReady = helmBuilt(f.pluginBin)
+		if err := buildWitnessImages(ctx, plan.Images, f.pluginBin, true); err != nil {
+			return nil, nil, err
+		}
 		return plan, append(path, f.pluginBin), nil
 	}
 	if root != "" {
@@ -154,6 +157,9 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 		}
 		fmt.Fprintln(os.Stderr, "plugins: building the reference plugin programs")
 		if err := buildPlugins(ctx, root, bin); err != nil {
+			return nil, nil, err
+		}
+		if err := buildWitnessImages(ctx, plan.Images, bin, false); err != nil {
 			return nil, nil, err
 		}
 		path = append(path, bin)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"debug/elf"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"sort"
@@ -62,7 +64,7 @@ certify them as any plugin image is certified:
 					continue
 				}
 				start := time.Now()
-				img, err := buildReferenceImage(ctx, filepath.Join(root, "plugins", folder), bin, referenceImageTag(folder), io.Discard)
+				img, err := buildReferenceImage(ctx, filepath.Join(root, "plugins", folder), bin, referenceImageTag(folder), nil, io.Discard)
 				if err != nil {
 					return failed(err)
 				}
@@ -96,8 +98,9 @@ func imageFolders(root string, named []string) ([]string, error) {
 }
 
 // buildReferenceImage builds dir's Dockerfile from a context holding its
-// plugin.yaml and the programs that plugin.yaml runs, taken from bin.
-func buildReferenceImage(ctx context.Context, dir, bin, tag string, log io.Writer) (pluginimage.Image, error) {
+// plugin.yaml, the programs that plugin.yaml runs (taken from bin), and the
+// host tools named (found on PATH; they must be static, as busybox-static's is).
+func buildReferenceImage(ctx context.Context, dir, bin, tag string, tools []string, log io.Writer) (pluginimage.Image, error) {
 	p, err := argocd.LoadPlugin(dir)
 	if err != nil {
 		return pluginimage.Image{}, err
@@ -111,12 +114,66 @@ func buildReferenceImage(ctx context.Context, dir, bin, tag string, log io.Write
 	for _, prog := range p.Programs {
 		files[prog] = filepath.Join(bin, prog)
 	}
+	for _, t := range tools {
+		path, err := exec.LookPath(t)
+		if err != nil {
+			return pluginimage.Image{}, fmt.Errorf("image %s needs %s from this host: %w (make tools-system installs it)", tag, t, err)
+		}
+		if err := checkStatic(path); err != nil {
+			return pluginimage.Image{}, fmt.Errorf("image %s: %w", tag, err)
+		}
+		files[t] = path
+	}
 	for name, src := range files {
 		if err := copyFile(src, filepath.Join(tmp, name)); err != nil {
 			return pluginimage.Image{}, fmt.Errorf("image %s: %w", tag, err)
 		}
 	}
 	return pluginimage.Build(ctx, tmp, tag, log)
+}
+
+// buildWitnessImages builds the images of witnesses that ship as one, from
+// the programs in bin. A share of a parallel run finds them built by its
+// parent (shared is true) and only checks they are there.
+func buildWitnessImages(ctx context.Context, builds []imageBuild, bin string, shared bool) error {
+	if len(builds) == 0 {
+		return nil
+	}
+	if err := pluginimage.Ping(ctx); err != nil {
+		return fmt.Errorf("witnesses that ship as images: %w", err)
+	}
+	start := time.Now()
+	for _, b := range builds {
+		if shared {
+			if _, err := pluginimage.Inspect(ctx, b.Tag); err != nil {
+				return fmt.Errorf("witness %s: %w", filepath.Base(b.Dir), err)
+			}
+			continue
+		}
+		if _, err := buildReferenceImage(ctx, b.Dir, bin, b.Tag, b.Tools, io.Discard); err != nil {
+			return fmt.Errorf("witness %s: %w", filepath.Base(b.Dir), err)
+		}
+	}
+	if !shared {
+		fmt.Fprintf(os.Stderr, "plugins: built %d witness images (%.1fs)\n", len(builds), time.Since(start).Seconds())
+	}
+	return nil
+}
+
+// checkStatic refuses a dynamically linked program: a FROM scratch image
+// has no loader or libc for it, and it would fail only when a check runs it.
+func checkStatic(path string) error {
+	f, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("%s is dynamically linked, and a FROM scratch image has no libc for it: install a static build (apt-get install busybox-static for busybox)", path)
+		}
+	}
+	return nil
 }
 
 // missingPrograms names what dir's plugin.yaml runs that bin does not hold

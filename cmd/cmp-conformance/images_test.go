@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,21 @@ func TestReplaceBindsTheImageToItsRole(t *testing.T) {
 	for _, b := range plan.Bindings[1:] {
 		if b.Subjects[conformance.RolePlain].Plugin.Image != "" {
 			t.Errorf("witness %s was given the image", b.Name)
+		}
+	}
+}
+
+func TestCheckStaticRefusesDynamicPrograms(t *testing.T) {
+	dynamic, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	if err := checkStatic(dynamic); err == nil || !strings.Contains(err.Error(), "dynamically linked") {
+		t.Errorf("checkStatic(%s) = %v, want dynamically linked", dynamic, err)
+	}
+	if _, err := os.Stat("/bin/busybox"); err == nil {
+		if err := checkStatic("/bin/busybox"); err != nil {
+			t.Errorf("checkStatic(/bin/busybox) = %v (busybox-static)", err)
 		}
 	}
 }

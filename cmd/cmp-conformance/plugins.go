@@ -95,6 +95,20 @@ type witness struct {
 	// Profile "upgrade" makes it a witness of upgrade runs (the UPG checks)
 	// only; a witness without one serves the catalogue's runs.
 	Profile string `json:"profile,omitempty"`
+	// Image makes the witness ship as an image built from its folder's
+	// Dockerfile (cmp-conformance/broken-<folder>:dev) and run as a sidecar:
+	// it proves the checks that look inside a plugin image's container.
+	Image bool `json:"image,omitempty"`
+	// ImageTools are static host programs (found on PATH) put into the
+	// image's build context by name, e.g. busybox for a shell.
+	ImageTools []string `json:"imageTools,omitempty"`
+}
+
+// imageBuild is an image a run builds before it starts: a witness that
+// ships as an image.
+type imageBuild struct {
+	Dir, Tag string
+	Tools    []string
 }
 
 // Profiles a run (and a witness) can have, as the report names them; a
@@ -116,6 +130,8 @@ type pluginPlan struct {
 	// Bin is the folder of the plugin programs built for this run ("" when
 	// none were: outside a checkout).
 	Bin string
+	// Images are the witness images to build once Bin is.
+	Images []imageBuild
 }
 
 // planPlugins binds roles to plugins: the reference plugins, overridden by
@@ -161,12 +177,15 @@ func planPlugins(root string, overrides map[string]string, selfTest bool, profil
 		return nil, fmt.Errorf("no witness under %s/plugins/broken", root)
 	}
 	for _, f := range files {
-		b, dir, witnessProfile, err := loadWitness(f)
+		b, dir, witnessProfile, build, err := loadWitness(f)
 		if err != nil {
 			return nil, err
 		}
 		if witnessProfile != profile {
 			continue
+		}
+		if build != nil {
+			plan.Images = append(plan.Images, *build)
 		}
 		plan.Bindings = append(plan.Bindings, b)
 		plan.Dirs = append(plan.Dirs, dir)
@@ -177,59 +196,73 @@ func planPlugins(root string, overrides map[string]string, selfTest bool, profil
 	return plan, nil
 }
 
-// loadWitness reads a witness: its binding, folder and profile.
-func loadWitness(file string) (conformance.Binding, string, string, error) {
+// loadWitness reads a witness: its binding, folder and profile, and the
+// image to build when it ships as one.
+func loadWitness(file string) (conformance.Binding, string, string, *imageBuild, error) {
 	var w witness
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return conformance.Binding{}, "", "", err
+		return conformance.Binding{}, "", "", nil, err
 	}
 	if err := yaml.UnmarshalStrict(data, &w); err != nil {
-		return conformance.Binding{}, "", "", fmt.Errorf("%s: %w", file, err)
+		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if _, ok := referencePlugins()[w.Role]; !ok {
-		return conformance.Binding{}, "", "", fmt.Errorf("%s: unknown role %q (roles: %s)", file, w.Role, roles())
+		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: unknown role %q (roles: %s)", file, w.Role, roles())
 	}
 	if w.Profile == "" {
 		w.Profile = profileCatalogue
 	}
 	if w.Profile != profileCatalogue && w.Profile != profileUpgrade {
-		return conformance.Binding{}, "", "", fmt.Errorf("%s: unknown profile %q (want %q or none)", file, w.Profile, profileUpgrade)
+		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: unknown profile %q (want %q or none)", file, w.Profile, profileUpgrade)
 	}
 	known, area := map[string]bool{}, map[string]conformance.Area{}
 	for _, c := range conformance.All() {
 		known[c.ID], area[c.ID] = true, c.Area
 	}
 	if err := conformance.ValidateMustFail(w.MustFail, known); err != nil {
-		return conformance.Binding{}, "", "", fmt.Errorf("%s: %w", file, err)
+		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: %w", file, err)
 	}
 	// A witness is run in its profile's runs only: the checks it must fail
 	// must be checks those runs have.
 	for _, entry := range w.MustFail {
 		id, _, _ := strings.Cut(entry, "@")
 		if (area[id] == conformance.Upgrade) != (w.Profile == profileUpgrade) {
-			return conformance.Binding{}, "", "", fmt.Errorf("%s: mustFail names %s, but a witness of profile %q runs only checks of %s",
+			return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: mustFail names %s, but a witness of profile %q runs only checks of %s",
 				file, id, w.Profile, map[bool]string{true: "area upgrade", false: "areas other than upgrade"}[w.Profile == profileUpgrade])
 		}
 	}
 	dir := filepath.Dir(file)
 	p, err := argocd.LoadPlugin(dir)
 	if err != nil {
-		return conformance.Binding{}, "", "", err
+		return conformance.Binding{}, "", "", nil, err
 	}
 	switch {
 	case w.Role == conformance.RoleService:
 		p.Service = &argocd.Service{Bridge: w.Bridge}
 	case len(w.Bridge) > 0:
-		return conformance.Binding{}, "", "", fmt.Errorf("%s: bridge is for role %s only (role is %s)", file, conformance.RoleService, w.Role)
+		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: bridge is for role %s only (role is %s)", file, conformance.RoleService, w.Role)
 	}
 	failsWith, err := reasons(w)
 	if err != nil {
-		return conformance.Binding{}, "", "", fmt.Errorf("%s: %w", file, err)
+		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: %w", file, err)
+	}
+	var build *imageBuild
+	switch {
+	case w.Image && w.Role == conformance.RoleService:
+		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: image: the %s role is served over the network, not as a sidecar", file, w.Role)
+	case w.Image:
+		if _, err := os.Stat(filepath.Join(dir, "Dockerfile")); err != nil {
+			return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: image: true needs a Dockerfile beside it: %w", file, err)
+		}
+		p.Image = "cmp-conformance/broken-" + filepath.Base(dir) + ":dev"
+		build = &imageBuild{Dir: dir, Tag: p.Image, Tools: w.ImageTools}
+	case len(w.ImageTools) > 0:
+		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: imageTools needs image: true", file)
 	}
 	name := "broken/" + filepath.Base(dir)
 	return conformance.Binding{Name: name, Witness: true, MustFail: w.MustFail, FailsWith: failsWith, ForgedRecord: w.ForgedRecord,
-		Subjects: map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}}, dir, w.Profile, nil
+		Subjects: map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}}, dir, w.Profile, build, nil
 }
 
 // reasons compiles failsWith: one pattern for every check of mustFail, and

@@ -190,13 +190,16 @@ func TestLoadWitnessRejects(t *testing.T) {
 		{name: "catalogue check in the upgrade profile", witness: "role: parameterized\nprofile: upgrade\nmustFail: [ENV-001]\n", want: "mustFail names ENV-001"},
 		{name: "no reason for a check", witness: "role: plain\nmustFail: [SMOKE-001, SMOKE-002]\nfailsWith: {SMOKE-001: x}\n", want: "failsWith has no pattern for SMOKE-002"},
 		{name: "reason for a check it need not fail", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x, SMOKE-002: y}\n", want: "failsWith names SMOKE-002, which is not in mustFail"},
+		{name: "image without Dockerfile", witness: "role: plain\nimage: true\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x}\n", want: "needs a Dockerfile"},
+		{name: "image of the service role", witness: "role: service\nimage: true\nmustFail: [SVC-001]\nfailsWith: {SVC-001: x}\n", want: "served over the network"},
+		{name: "image tools without image", witness: "role: plain\nimageTools: [busybox]\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x}\n", want: "imageTools needs image: true"},
 		{name: "bad pattern", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: 'a('}\n", want: "failsWith SMOKE-001: error parsing regexp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := fakeRepo(t, map[string]string{"w": tt.witness})
 			file := filepath.Join(root, "plugins", "broken", "w", "witness.yaml")
-			b, _, _, err := loadWitness(file)
+			b, _, _, _, err := loadWitness(file)
 			if err == nil {
 				t.Fatalf("loadWitness succeeded (%+v), want an error", b)
 			}
@@ -210,7 +213,7 @@ func TestLoadWitnessRejects(t *testing.T) {
 	t.Run("witness without plugin.yaml", func(t *testing.T) {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "witness.yaml"), "role: plain\nmustFail: [SMOKE-001]\n")
-		if _, _, _, err := loadWitness(filepath.Join(dir, "witness.yaml")); err == nil || !strings.Contains(err.Error(), "plugin.yaml") {
+		if _, _, _, _, err := loadWitness(filepath.Join(dir, "witness.yaml")); err == nil || !strings.Contains(err.Error(), "plugin.yaml") {
 			t.Errorf("loadWitness = %v, want an error about the missing plugin.yaml", err)
 		}
 	})
