@@ -100,9 +100,9 @@ conformance: tools plugin-images
 	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS)
 
 ## upgrade: one upgrade run per path of UPGRADE_PATHS (each obtains its versions first); fails if any run fails.
-upgrade: tools
+upgrade: tools plugin-images
 	@failed=""; for p in $(UPGRADE_PATHS); do \
-	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS) || failed="$$failed $$p"; \
+	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) || failed="$$failed $$p"; \
 	done; if [ -n "$$failed" ]; then echo "upgrade runs failed:$$failed"; exit 1; fi
 
 ## test: unit tests, then the end-to-end self-tests (every check against its broken witnesses).
@@ -120,22 +120,22 @@ unit: test-deps
 selftest: tools plugin-images
 	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS)
 
-selftest-upgrade: tools
+selftest-upgrade: tools plugin-images
 	@failed=""; for p in $(SELFTEST_UPGRADE_PATHS); do \
-	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS) || failed="$$failed $$p"; \
+	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) || failed="$$failed $$p"; \
 	done; if [ -n "$$failed" ]; then echo "upgrade self-tests failed:$$failed"; exit 1; fi
 
 ## matrix: the self-test at every other version of the matrix, and the other upgrade paths
 ## (each version's binaries are built on first use: about 10 minutes each on a cold machine).
-matrix: tools-system build
+matrix: tools-system build plugin-images
 	@failed=""; for v in $(MATRIX_VERSIONS); do \
-	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --argocd-version $$v --parallel $(PAR) --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS) || failed="$$failed $$v"; \
+	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --argocd-version $$v --parallel $(PAR) --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) || failed="$$failed $$v"; \
 	done; for p in $(MATRIX_UPGRADE_PATHS); do \
-	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS) || failed="$$failed $$p"; \
+	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) || failed="$$failed $$p"; \
 	done; if [ -n "$$failed" ]; then echo "matrix runs failed:$$failed"; exit 1; fi
 
-env-up: tools
-	$(BIN) env up --runtime $(RUNTIME) --output $(OUTPUT) $(RUN_FLAGS)
+env-up: tools plugin-images
+	$(BIN) env up --runtime $(RUNTIME) --output $(OUTPUT) $(IMAGE_FLAGS) $(RUN_FLAGS)
 
 env-down: build
 	$(BIN) env down --output $(OUTPUT)
