@@ -170,7 +170,12 @@ func run(f *runFlags) error {
 	defer rec.Close()
 	suiteFailed := false
 	finish := func(runErr error) error {
-		if runErr != nil {
+		switch {
+		case runErr != nil && ctx.Err() != nil && errors.Is(runErr, context.Canceled):
+			// What Ctrl-C cut short is no failure: the run is incomplete.
+			rep.Environment.Notes = append(rep.Environment.Notes, "stopped by the interruption: "+runErr.Error())
+			fmt.Fprintln(os.Stderr, "interrupted:", runErr)
+		case runErr != nil:
 			rep.Error = runErr.Error()
 			fmt.Fprintln(os.Stderr, "error:", runErr)
 		}
