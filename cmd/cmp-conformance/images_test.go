@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,5 +96,20 @@ func TestCheckStaticRefusesDynamicPrograms(t *testing.T) {
 		if err := checkStatic("/bin/busybox"); err != nil {
 			t.Errorf("checkStatic(/bin/busybox) = %v (busybox-static)", err)
 		}
+	}
+}
+
+func TestCutShortOnlyForTheInterruption(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := fmt.Errorf("logging in: %w", context.Canceled)
+	if cutShort(ctx, stopped) {
+		t.Error("a canceled error while the run was not interrupted counts as cut short")
+	}
+	cancel()
+	if !cutShort(ctx, stopped) {
+		t.Error("the interruption surfacing as an error does not count as cut short")
+	}
+	if cutShort(ctx, errors.New("bring-up failed")) {
+		t.Error("a real failure during an interruption counts as cut short")
 	}
 }

@@ -83,6 +83,13 @@ along the path, version by version, and runs the UPG checks after each hop:
   --upgrade-path legacy                      # v2.14.21 -> v3.6.1
   --upgrade-path v3.4.13,v3.5.7,v3.6.1       # any versions, in order
 
+A plugin that ships as an image is judged as it ships: --plugin-image
+ROLE=IMAGE runs it as Argo CD's documented sidecar (the version's
+argocd-cmp-server as its entrypoint, uid 999, the repo-server's socket folder
+shared). The image must be on this machine; nothing is pulled.
+
+  --plugin-image parameterized=my-plugin:1.4
+
 A parallel run (--parallel N, embedded runtime only, not with --upgrade-path)
 shares the catalogue out to N environments side by side, each a child process
 with its own cluster, Argo CD, plugins and ports (--port-base + 100 per
@@ -115,6 +122,13 @@ earlier releases are aliases of previous and legacy.`,
 	fl.StringVar(&f.pluginBin, "plugin-bin", "", "the plugin programs a parallel run built (set by --parallel)")
 	_ = fl.MarkHidden("plugin-bin")
 	return cmd
+}
+
+// cutShort says whether err is only the interruption of ctx (Ctrl-C,
+// SIGTERM) surfacing through whatever it stopped: such a run is incomplete,
+// not failed.
+func cutShort(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled)
 }
 
 func run(f *runFlags) error {
@@ -171,7 +185,7 @@ func run(f *runFlags) error {
 	suiteFailed := false
 	finish := func(runErr error) error {
 		switch {
-		case runErr != nil && ctx.Err() != nil && errors.Is(runErr, context.Canceled):
+		case cutShort(ctx, runErr):
 			// What Ctrl-C cut short is no failure: the run is incomplete.
 			rep.Environment.Notes = append(rep.Environment.Notes, "stopped by the interruption: "+runErr.Error())
 			fmt.Fprintln(os.Stderr, "interrupted:", runErr)
