@@ -73,15 +73,12 @@ func (f *envFlags) validateImages() error {
 // the image ships, instead of the reference plugin: its plugin.yaml is read
 // from the image into <output>/plugin-images/<role>, and it runs as a sidecar.
 func (p *pluginPlan) bindImages(ctx context.Context, images map[string]string, output string) error {
+	owner, err := filepath.Abs(output)
+	if err != nil {
+		return err
+	}
 	for _, role := range slices.Sorted(maps.Keys(images)) {
-		dir, err := filepath.Abs(filepath.Join(output, "plugin-images", role))
-		if err != nil {
-			return err
-		}
-		owner, err := filepath.Abs(output)
-		if err != nil {
-			return err
-		}
+		dir := filepath.Join(owner, "plugin-images", role)
 		pl, err := argocd.LoadPluginImage(ctx, images[role], dir, owner)
 		if err != nil {
 			return fmt.Errorf("--plugin-image %s: %w", role, err)
