@@ -4,6 +4,7 @@
 #                      (the catalogue at the newest version, the upgrade profile along SELFTEST_UPGRADE_PATHS)
 #   make upgrade       the upgrade profile: Argo CD moved along each of UPGRADE_PATHS
 #   make matrix        the self-test at the matrix's other versions and upgrade paths
+#   make certify       certify one plugin image on its own samples (CERTIFY_IMAGE, CERTIFY_SAMPLES)
 #
 # Binaries (argocd, kube-*, etcd, kwok, helm, kustomize) are cached under
 # $XDG_CACHE_HOME/cmp-conformance (default ~/.cache): a first run builds them
@@ -41,9 +42,14 @@ PLUGIN_IMAGES ?= plain=cmp-conformance/plain:dev parameterized=cmp-conformance/s
   named-only=cmp-conformance/named-only:dev
 IMAGE_FLAGS = $(if $(filter embedded,$(RUNTIME)),$(foreach i,$(PLUGIN_IMAGES),--plugin-image $(i)))
 
+# The plugin certify judges, and its samples (certify.yaml): by default the
+# plain reference plugin's image, certified as any author's would be.
+CERTIFY_IMAGE ?= cmp-conformance/plain:dev
+CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
+
 export ARGOCD_VERSION
 
-.PHONY: all conformance upgrade matrix test unit selftest selftest-upgrade tools tools-system test-deps plugin-images env-up env-down lint build clean help
+.PHONY: all conformance certify upgrade matrix test unit selftest selftest-upgrade selftest-certify tools tools-system test-deps plugin-images env-up env-down lint build clean help
 
 all: build
 
@@ -105,8 +111,12 @@ upgrade: tools plugin-images
 	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) || failed="$$failed $$p"; \
 	done; if [ -n "$$failed" ]; then echo "upgrade runs failed:$$failed"; exit 1; fi
 
+## certify: the plugin profile on one plugin image and its samples (cmp-conformance certify --help).
+certify: tools plugin-images
+	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --image $(CERTIFY_IMAGE) --samples $(CERTIFY_SAMPLES) --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+
 ## test: unit tests, then the end-to-end self-tests (every check against its broken witnesses).
-test: unit selftest selftest-upgrade
+test: unit selftest selftest-upgrade selftest-certify
 
 # plugins/helm is its own module (built on the Helm SDK), plugins/helm/helm4
 # its Helm 4 build: both are tested here too.
@@ -124,6 +134,11 @@ selftest-upgrade: tools plugin-images
 	@failed=""; for p in $(SELFTEST_UPGRADE_PATHS); do \
 	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) || failed="$$failed $$p"; \
 	done; if [ -n "$$failed" ]; then echo "upgrade self-tests failed:$$failed"; exit 1; fi
+
+# The plugin profile: the plain reference plugin's image certified on its
+# samples, and every PLUG check against the witnesses of profile plugin.
+selftest-certify: tools plugin-images
+	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --image cmp-conformance/plain:dev --samples plugins/plain/certify.yaml --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
 
 ## matrix: the self-test at every other version of the matrix, and the other upgrade paths
 ## (each version's binaries are built on first use: about 10 minutes each on a cold machine).

@@ -95,6 +95,7 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 	r.Summary.Reasons = Reasons(r)
 	r.Divergences = divergences
 	finalizeUpgrade(r)
+	r.Certification = certification(r)
 }
 
 // normalize replaces nil slices with empty ones so report.json carries []

@@ -17,6 +17,7 @@ func renderSummary(r *v1alpha1.ConformanceReport) string {
 	verdict := cmp.Or(r.Summary.Verdict, "unknown")
 	fmt.Fprintf(&b, "# CMP conformance report: %s\n\n", verdict)
 	writeRunInfo(&b, r)
+	writeCertification(&b, r)
 	writeEnvironment(&b, r)
 	writeCounts(&b, r)
 	writeTimings(&b, r)
@@ -26,6 +27,23 @@ func renderSummary(r *v1alpha1.ConformanceReport) string {
 	writeDivergences(&b, r)
 	writeFailures(&b, r)
 	return b.String()
+}
+
+// writeCertification puts a plugin's level first, with the line its author
+// can paste in a README.
+func writeCertification(b *strings.Builder, r *v1alpha1.ConformanceReport) {
+	c := r.Certification
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(b, "## Certification: %s\n\n%s is **%s**", cell(c.Subject), cell(c.Subject), c.Level)
+	if len(c.Passed) > 0 {
+		fmt.Fprintf(b, "; features that passed: %s", strings.Join(c.Passed, ", "))
+	}
+	if len(c.NotSupported) > 0 {
+		fmt.Fprintf(b, "; not declared: %s", strings.Join(c.NotSupported, ", "))
+	}
+	fmt.Fprintf(b, ".\n\nFor your README:\n\n%s\n", fenced(c.Badge, "markdown"))
 }
 
 func writeRunInfo(b *strings.Builder, r *v1alpha1.ConformanceReport) {

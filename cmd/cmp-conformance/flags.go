@@ -33,6 +33,9 @@ type envFlags struct {
 	// folder where the parent built the plugin programs: they are used from
 	// there, not built again.
 	pluginBin string
+	// certify, set by the certify command, is its subject: the run is of
+	// the plugin profile.
+	certify *certifySubject
 }
 
 func (f *envFlags) bind(cmd *cobra.Command) {
@@ -130,15 +133,21 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 	root, rootErr := repoRoot()
 	if rootErr != nil {
 		root = ""
-		if len(overrides)+len(images) < len(referencePlugins()) {
+		if f.certify == nil && len(overrides)+len(images) < len(referencePlugins()) {
 			return nil, nil, rootErr
 		}
 	}
-	plan, err := planPlugins(root, overrides, selfTest, profile)
-	if err != nil {
-		return nil, nil, err
+	var plan *pluginPlan
+	if f.certify != nil {
+		plan, err = planCertify(ctx, root, f.certify, selfTest, f.output)
+		if !selfTest {
+			// The subject brings its own programs: nothing of ours is built.
+			root = ""
+		}
+	} else if plan, err = planPlugins(root, overrides, selfTest, profile); err == nil {
+		err = plan.bindImages(ctx, images, f.output)
 	}
-	if err := plan.bindImages(ctx, images, f.output); err != nil {
+	if err != nil {
 		return nil, nil, err
 	}
 	path := append([]string{}, f.pluginPath...)
@@ -164,7 +173,10 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 		}
 		path = append(path, bin)
 		plan.Bin = bin
-		plan.ToolsReady = helmBuildFor(root, bin)
+		if f.certify == nil {
+			// The Helm plugin is built per Argo CD version; certify has no use for it.
+			plan.ToolsReady = helmBuildFor(root, bin)
+		}
 	}
 	return plan, path, nil
 }

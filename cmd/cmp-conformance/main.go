@@ -38,7 +38,7 @@ under $XDG_CACHE_HOME/cmp-conformance; a first run builds them from source
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCommand(), envCommand(), toolsCommand(), imagesCommand(), reportCommand())
+	root.AddCommand(runCommand(), certifyCommand(), envCommand(), toolsCommand(), imagesCommand(), reportCommand())
 	if err := root.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {

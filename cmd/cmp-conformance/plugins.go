@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -116,7 +119,26 @@ type imageBuild struct {
 const (
 	profileCatalogue = "catalogue"
 	profileUpgrade   = "upgrade"
+	// profilePlugin is certify's: one plugin on its own samples.
+	profilePlugin = reports.ProfilePlugin
 )
+
+// profileOf is the profile whose runs have the checks of area.
+func profileOf(area conformance.Area) string {
+	switch area {
+	case conformance.Upgrade:
+		return profileUpgrade
+	case conformance.Plugin:
+		return profilePlugin
+	}
+	return profileCatalogue
+}
+
+// profileArea is the area whose checks a profile runs ("" for the catalogue:
+// every area but upgrade and plugin).
+func profileArea(profile string) conformance.Area {
+	return map[string]conformance.Area{profileUpgrade: conformance.Upgrade, profilePlugin: conformance.Plugin}[profile]
+}
 
 // pluginPlan is what a run loads: every plugin folder, and the bindings.
 type pluginPlan struct {
@@ -132,13 +154,15 @@ type pluginPlan struct {
 	Bin string
 	// Images are the witness images to build once Bin is.
 	Images []imageBuild
+	// Checks are the checks of the run's profile.
+	Checks []conformance.Check
 }
 
 // planPlugins binds roles to plugins: the reference plugins, overridden by
 // --plugin ROLE=DIR, and with selfTest every witness of the run's profile
 // under plugins/broken.
 func planPlugins(root string, overrides map[string]string, selfTest bool, profile string) (*pluginPlan, error) {
-	plan := &pluginPlan{}
+	plan := &pluginPlan{Checks: conformance.Catalogue()}
 	main := conformance.Binding{Name: "conformance", Subjects: map[conformance.Role]conformance.Subject{}}
 	for _, role := range sortedRoles() {
 		rel := referencePlugins()[role]
@@ -171,98 +195,128 @@ func planPlugins(root string, overrides map[string]string, selfTest bool, profil
 	if root == "" {
 		return nil, errors.New("--self-test needs the repository checkout (plugins/broken)")
 	}
+	return plan, plan.addWitnesses(root, profile)
+}
+
+// add adds a binding and its plugins.
+func (p *pluginPlan) add(b conformance.Binding) {
+	p.Bindings = append(p.Bindings, b)
+	for _, role := range slices.Sorted(maps.Keys(b.Subjects)) {
+		p.Plugins = append(p.Plugins, b.Subjects[role].Plugin)
+		p.Dirs = append(p.Dirs, b.Subjects[role].Plugin.Dir)
+	}
+}
+
+// addWitnesses adds every witness of profile under plugins/broken.
+func (p *pluginPlan) addWitnesses(root, profile string) error {
 	files, _ := filepath.Glob(filepath.Join(root, "plugins", "broken", "*", "witness.yaml"))
 	sort.Strings(files)
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no witness under %s/plugins/broken", root)
+		return fmt.Errorf("no witness under %s/plugins/broken", root)
 	}
 	for _, f := range files {
-		b, dir, witnessProfile, build, err := loadWitness(f)
+		b, witnessProfile, build, err := loadWitness(f)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if witnessProfile != profile {
 			continue
 		}
 		if build != nil {
-			plan.Images = append(plan.Images, *build)
+			p.Images = append(p.Images, *build)
 		}
-		plan.Bindings = append(plan.Bindings, b)
-		plan.Dirs = append(plan.Dirs, dir)
-		for _, sub := range b.Subjects {
-			plan.Plugins = append(plan.Plugins, sub.Plugin)
-		}
+		p.add(b)
 	}
-	return plan, nil
+	return nil
 }
 
-// loadWitness reads a witness: its binding, folder and profile, and the
-// image to build when it ships as one.
-func loadWitness(file string) (conformance.Binding, string, string, *imageBuild, error) {
+// loadWitness reads a witness: its binding and profile, and the image to
+// build when it ships as one.
+func loadWitness(file string) (conformance.Binding, string, *imageBuild, error) {
+	b, profile, build, err := readWitness(file)
+	if err != nil {
+		return conformance.Binding{}, "", nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return b, profile, build, nil
+}
+
+func readWitness(file string) (conformance.Binding, string, *imageBuild, error) {
 	var w witness
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return conformance.Binding{}, "", "", nil, err
+		return conformance.Binding{}, "", nil, err
 	}
 	if err := yaml.UnmarshalStrict(data, &w); err != nil {
-		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: %w", file, err)
-	}
-	if _, ok := referencePlugins()[w.Role]; !ok {
-		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: unknown role %q (roles: %s)", file, w.Role, roles())
+		return conformance.Binding{}, "", nil, err
 	}
 	if w.Profile == "" {
 		w.Profile = profileCatalogue
 	}
-	if w.Profile != profileCatalogue && w.Profile != profileUpgrade {
-		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: unknown profile %q (want %q or none)", file, w.Profile, profileUpgrade)
+	switch w.Profile {
+	case profileCatalogue, profileUpgrade:
+		if _, ok := referencePlugins()[w.Role]; !ok {
+			return conformance.Binding{}, "", nil, fmt.Errorf("unknown role %q (roles: %s; %s for profile %s)", w.Role, roles(), conformance.RoleSubject, profilePlugin)
+		}
+	case profilePlugin:
+		if w.Role != conformance.RoleSubject {
+			return conformance.Binding{}, "", nil, fmt.Errorf("a witness of profile %s stands in for role %s, not %q", profilePlugin, conformance.RoleSubject, w.Role)
+		}
+	default:
+		return conformance.Binding{}, "", nil, fmt.Errorf("unknown profile %q (want %q, %q or none)", w.Profile, profileUpgrade, profilePlugin)
 	}
 	known, area := map[string]bool{}, map[string]conformance.Area{}
 	for _, c := range conformance.All() {
 		known[c.ID], area[c.ID] = true, c.Area
 	}
 	if err := conformance.ValidateMustFail(w.MustFail, known); err != nil {
-		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: %w", file, err)
+		return conformance.Binding{}, "", nil, err
 	}
 	// A witness is run in its profile's runs only: the checks it must fail
 	// must be checks those runs have.
 	for _, entry := range w.MustFail {
 		id, _, _ := strings.Cut(entry, "@")
-		if (area[id] == conformance.Upgrade) != (w.Profile == profileUpgrade) {
-			return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: mustFail names %s, but a witness of profile %q runs only checks of %s",
-				file, id, w.Profile, map[bool]string{true: "area upgrade", false: "areas other than upgrade"}[w.Profile == profileUpgrade])
+		if profileArea(w.Profile) != profileArea(profileOf(area[id])) {
+			return conformance.Binding{}, "", nil, fmt.Errorf("mustFail names %s (area %s), which runs of profile %q do not have", id, area[id], w.Profile)
 		}
 	}
 	dir := filepath.Dir(file)
 	p, err := argocd.LoadPlugin(dir)
 	if err != nil {
-		return conformance.Binding{}, "", "", nil, err
+		return conformance.Binding{}, "", nil, err
 	}
 	switch {
 	case w.Role == conformance.RoleService:
 		p.Service = &argocd.Service{Bridge: w.Bridge}
 	case len(w.Bridge) > 0:
-		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: bridge is for role %s only (role is %s)", file, conformance.RoleService, w.Role)
+		return conformance.Binding{}, "", nil, fmt.Errorf("bridge is for role %s only (role is %s)", conformance.RoleService, w.Role)
 	}
 	failsWith, err := reasons(w)
 	if err != nil {
-		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: %w", file, err)
+		return conformance.Binding{}, "", nil, err
 	}
 	var build *imageBuild
 	switch {
 	case w.Image && w.Role == conformance.RoleService:
-		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: image: the %s role is served over the network, not as a sidecar", file, w.Role)
+		return conformance.Binding{}, "", nil, fmt.Errorf("image: the %s role is served over the network, not as a sidecar", w.Role)
 	case w.Image:
 		if _, err := os.Stat(filepath.Join(dir, "Dockerfile")); err != nil {
-			return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: image: true needs a Dockerfile beside it: %w", file, err)
+			return conformance.Binding{}, "", nil, fmt.Errorf("image: true needs a Dockerfile beside it: %w", err)
 		}
 		p.Image = "cmp-conformance/broken-" + filepath.Base(dir) + ":dev"
 		build = &imageBuild{Dir: dir, Tag: p.Image, Tools: w.ImageTools}
 	case len(w.ImageTools) > 0:
-		return conformance.Binding{}, "", "", nil, fmt.Errorf("%s: imageTools needs image: true", file)
+		return conformance.Binding{}, "", nil, errors.New("imageTools needs image: true")
 	}
-	name := "broken/" + filepath.Base(dir)
-	return conformance.Binding{Name: name, Witness: true, MustFail: w.MustFail, FailsWith: failsWith, ForgedRecord: w.ForgedRecord,
-		Subjects: map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}}, dir, w.Profile, build, nil
+	b := conformance.Binding{Name: "broken/" + filepath.Base(dir), Witness: true, MustFail: w.MustFail, FailsWith: failsWith, ForgedRecord: w.ForgedRecord}
+	if w.Role == conformance.RoleSubject {
+		// A witness of the plugin profile is judged on samples of its own.
+		if b.Certification, err = conformance.LoadCertification(filepath.Join(dir, "certify.yaml")); err != nil {
+			return conformance.Binding{}, "", nil, err
+		}
+		claim(&p, b.Certification)
+	}
+	b.Subjects = map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}
+	return b, w.Profile, build, nil
 }
 
 // reasons compiles failsWith: one pattern for every check of mustFail, and

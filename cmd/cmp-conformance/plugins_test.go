@@ -193,13 +193,18 @@ func TestLoadWitnessRejects(t *testing.T) {
 		{name: "image without Dockerfile", witness: "role: plain\nimage: true\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x}\n", want: "needs a Dockerfile"},
 		{name: "image of the service role", witness: "role: service\nimage: true\nmustFail: [SVC-001]\nfailsWith: {SVC-001: x}\n", want: "served over the network"},
 		{name: "image tools without image", witness: "role: plain\nimageTools: [busybox]\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x}\n", want: "imageTools needs image: true"},
+		{name: "subject role in the catalogue", witness: "role: subject\nmustFail: [PLUG-001]\nfailsWith: {PLUG-001: x}\n", want: `unknown role "subject"`},
+		{name: "plugin profile with a catalogue role", witness: "role: plain\nprofile: plugin\nmustFail: [PLUG-001]\nfailsWith: {PLUG-001: x}\n", want: "stands in for role subject"},
+		{name: "catalogue check in the plugin profile", witness: "role: subject\nprofile: plugin\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x}\n", want: "mustFail names SMOKE-001"},
+		{name: "plugin check in the catalogue", witness: "role: plain\nmustFail: [PLUG-001]\nfailsWith: {PLUG-001: x}\n", want: "mustFail names PLUG-001"},
+		{name: "plugin witness without certify.yaml", witness: "role: subject\nprofile: plugin\nmustFail: [PLUG-001]\nfailsWith: {PLUG-001: x}\n", want: "certify.yaml"},
 		{name: "bad pattern", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: 'a('}\n", want: "failsWith SMOKE-001: error parsing regexp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := fakeRepo(t, map[string]string{"w": tt.witness})
 			file := filepath.Join(root, "plugins", "broken", "w", "witness.yaml")
-			b, _, _, _, err := loadWitness(file)
+			b, _, _, err := loadWitness(file)
 			if err == nil {
 				t.Fatalf("loadWitness succeeded (%+v), want an error", b)
 			}
@@ -213,7 +218,7 @@ func TestLoadWitnessRejects(t *testing.T) {
 	t.Run("witness without plugin.yaml", func(t *testing.T) {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "witness.yaml"), "role: plain\nmustFail: [SMOKE-001]\n")
-		if _, _, _, _, err := loadWitness(filepath.Join(dir, "witness.yaml")); err == nil || !strings.Contains(err.Error(), "plugin.yaml") {
+		if _, _, _, err := loadWitness(filepath.Join(dir, "witness.yaml")); err == nil || !strings.Contains(err.Error(), "plugin.yaml") {
 			t.Errorf("loadWitness = %v, want an error about the missing plugin.yaml", err)
 		}
 	})

@@ -49,13 +49,18 @@ func TestRepositoryWitnesses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("planPlugins(self-test, upgrade) on the checkout: %v", err)
 	}
+	certify := &pluginPlan{}
+	if err := certify.addWitnesses(root, profilePlugin); err != nil {
+		t.Fatalf("the witnesses of profile plugin: %v", err)
+	}
 	files, err := filepath.Glob(filepath.Join(root, "plugins", "broken", "*", "witness.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Each profile's plan has the conformance binding and its own witnesses.
-	if len(upgrade.Bindings) < 2 || len(files) == 0 || len(plan.Bindings)+len(upgrade.Bindings) != len(files)+2 {
-		t.Fatalf("%d witness files, %d + %d bindings: want one binding per witness plus conformance in each profile", len(files), len(plan.Bindings), len(upgrade.Bindings))
+	if len(upgrade.Bindings) < 2 || len(certify.Bindings) == 0 || len(files) == 0 || len(plan.Bindings)+len(upgrade.Bindings)+len(certify.Bindings) != len(files)+2 {
+		t.Fatalf("%d witness files, %d + %d + %d bindings: want one binding per witness plus conformance in the catalogue and upgrade profiles",
+			len(files), len(plan.Bindings), len(upgrade.Bindings), len(certify.Bindings))
 	}
 	checks := map[string]conformance.Check{}
 	for _, c := range conformance.All() {
@@ -90,7 +95,7 @@ func TestRepositoryWitnesses(t *testing.T) {
 	}
 	// Every check is proven to fail against some witness (README, Checks).
 	failed := map[string]bool{}
-	for _, b := range append(plan.Bindings[1:], upgrade.Bindings[1:]...) {
+	for _, b := range slices.Concat(plan.Bindings[1:], upgrade.Bindings[1:], certify.Bindings) {
 		for _, entry := range b.MustFail {
 			id, _, _ := strings.Cut(entry, "@")
 			failed[id] = true
@@ -130,7 +135,9 @@ func TestRepositoryPlugins(t *testing.T) {
 		}
 		// Two reference plugins set a second discovery rule on purpose: the
 		// precedence checks (DISC-002, DISC-004) need it.
-		intended := map[string]string{"discover-name": "evaluates only fileName", "discover-glob": "evaluates only find.glob"}[filepath.Base(dir)]
+		// A witness of PLUG-001 sets a field Argo CD ignores.
+		intended := map[string]string{"discover-name": "evaluates only fileName", "discover-glob": "evaluates only find.glob",
+			"subject-ignored-field": `unknown field "timeout"`}[filepath.Base(dir)]
 		if len(p.Warnings) > 0 && (intended == "" || len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], intended)) {
 			t.Errorf("%s: warnings %q", dir, p.Warnings)
 		}

@@ -147,6 +147,9 @@ func run(f *runFlags) error {
 	if err := f.parallelUsage(); err != nil {
 		return err
 	}
+	if err := f.certifyUsage(); err != nil {
+		return err
+	}
 	if err := f.checkVersions(path); err != nil {
 		return err
 	}
@@ -172,6 +175,9 @@ func run(f *runFlags) error {
 	rep.Metadata.LabelFilter = f.labelFilter
 	rep.Metadata.SuiteVersion = suiteVersionOf(rep.Metadata.Harness)
 	profile := profileCatalogue
+	if f.certify != nil {
+		profile = profilePlugin
+	}
 	if path != nil {
 		profile = profileUpgrade
 		rep.Environment.Notes = append(rep.Environment.Notes, "upgrade run along "+strings.Join(path, " -> ")+": the environment was brought up on "+path[0])
@@ -306,6 +312,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 		Only:        only,
 		Env:         func() *dsl.Env { return dslEnv },
 		Bindings:    plan.Bindings,
+		Checks:      plan.Checks,
 		LabelFilter: f.labelFilter,
 		Record: func(r v1alpha1.Result) {
 			recErr = errors.Join(recErr, rec.Record(r))

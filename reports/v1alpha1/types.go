@@ -60,13 +60,39 @@ type ConformanceReport struct {
 	Divergences []Divergence `json:"divergences"`
 	Timings     Timings      `json:"timings"`
 	// Upgrade is set by an upgrade run only.
-	Upgrade     *Upgrade `json:"upgrade,omitempty"`
-	Interrupted bool     `json:"interrupted,omitempty"`
+	Upgrade *Upgrade `json:"upgrade,omitempty"`
+	// Certification is set by a run of the plugin profile (certify) only.
+	Certification *Certification `json:"certification,omitempty"`
+	Interrupted   bool           `json:"interrupted,omitempty"`
 	// SelfTest is set by a run in self-test mode: each check run against the
 	// broken witness plugins that it must catch.
 	SelfTest []SelfTestResult `json:"selfTest,omitempty"`
 	// Error records a failure outside any check, e.g. a bring-up failure.
 	Error string `json:"error,omitempty"`
+}
+
+// Certification levels, as Gateway API names its own.
+const (
+	LevelConformant          = "Conformant"
+	LevelPartiallyConformant = "Partially Conformant"
+	LevelNotConformant       = "Not Conformant"
+	LevelNotCertified        = "Not Certified"
+)
+
+// Certification is the level one plugin reached in the plugin profile.
+type Certification struct {
+	// Subject is the plugin judged (name-version, and its image if any).
+	Subject string `json:"subject"`
+	// Level: Conformant (every check of the profile passed), Partially
+	// Conformant (none failed, some are not supported by the plugin),
+	// Not Conformant (one failed) or Not Certified (the run did not finish).
+	Level string `json:"level"`
+	// Features whose every check passed ("Core" for the checks every
+	// plugin must pass), and those the plugin does not declare.
+	Passed       []string `json:"passedFeatures"`
+	NotSupported []string `json:"notSupportedFeatures"`
+	// Badge is a Markdown line an author can paste in a README.
+	Badge string `json:"badge"`
 }
 
 // Metadata identifies a run.
@@ -225,6 +251,9 @@ type Result struct {
 	Steps []Step `json:"steps,omitempty"`
 	// Judged are the plugins the check judged, as role=plugin name.
 	Judged []string `json:"judged,omitempty"`
+	// Features are what the check needs the plugin to declare (none: every
+	// plugin must pass it).
+	Features []string `json:"features,omitempty"`
 }
 
 // Step is one step of a check (a Given, When or Then), timed from the

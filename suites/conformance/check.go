@@ -34,6 +34,9 @@ const (
 	Initializing  Area = "init"
 	Files         Area = "files"
 	Upgrade       Area = "upgrade"
+	// Plugin is the plugin profile: black-box checks of one plugin as it
+	// ships, judged on its author's samples (certify).
+	Plugin Area = "plugin"
 )
 
 // Levels. Core: documented behaviour every conformant setup shows. Extended:
@@ -102,6 +105,9 @@ const (
 	RoleDiscoverCommand Role = "discover-command"
 	// RoleNamedOnly has no discover: it is used only by name.
 	RoleNamedOnly Role = "named-only"
+	// RoleSubject is any plugin under certification, judged only by what it
+	// declares and does with its author's samples (Binding.Certification).
+	RoleSubject Role = "subject"
 )
 
 // Check is one conformance check. Its ID is stable forever: reports, skip

@@ -253,7 +253,7 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 	c := info.check
 	cfg.Record(v1alpha1.Result{ID: c.ID, Title: c.Title, Area: string(c.Area), Level: c.Level, State: state,
 		DurationSeconds: checkSeconds(r), Attempts: r.NumAttempts, Message: msg, Upstream: c.Upstream,
-		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop, Steps: steps(r), Judged: judged(info.binding, c)})
+		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop, Steps: steps(r), Judged: judged(info.binding, c), Features: features(c)})
 }
 
 // judged names the plugins of the binding that the check used, by role.
@@ -263,6 +263,14 @@ func judged(b Binding, c Check) []string {
 		if sub, ok := b.Subjects[r]; ok {
 			out = append(out, string(r)+"="+sub.Plugin.FullName())
 		}
+	}
+	return out
+}
+
+func features(c Check) []string {
+	var out []string
+	for _, f := range c.Requires {
+		out = append(out, string(f))
 	}
 	return out
 }

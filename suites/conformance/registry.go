@@ -19,5 +19,7 @@ func All() []Check {
 		initRunsFirst, initOutputIgnored, initFailureSurfaces, modeDefault, modePreserved, linksInside,
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
+		// The plugin profile (certify): judged on the subject's own samples.
+		plugConfigRead, plugSamplesSync, plugExpectedOutput, plugStable, plugDiscovers, plugHostile, plugFailing,
 	}
 }

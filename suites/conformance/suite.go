@@ -37,6 +37,8 @@ type Binding struct {
 	// ForgedRecord says why a witness's proofs rest on a record it forges
 	// (empty: it misbehaves as a plugin would).
 	ForgedRecord string
+	// Certification holds the subject's samples in a certify binding.
+	Certification *Certification
 }
 
 // FailsForTheRightReason says whether a witness's failure of check id
@@ -136,6 +138,9 @@ func (s *Suite) Plugin(role Role) argocd.Plugin {
 	}
 	return sub.Plugin
 }
+
+// Certification is the binding's certify.yaml (nil outside certify).
+func (s *Suite) Certification() *Certification { return s.binding.Certification }
 
 // standIn returns the suite in which role's plugin is sub's: a check written
 // for one role runs against another plugin that keeps the same contract

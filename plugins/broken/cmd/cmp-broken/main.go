@@ -35,6 +35,9 @@ func main() {
 	for name, f := range upgradeModes() {
 		modes[name] = f
 	}
+	for name, f := range subjectModes() {
+		modes[name] = f
+	}
 	modes["generate-out-of-band"] = generateOutOfBand
 	if mode, ok := modes[os.Args[1]]; ok {
 		if err := mode(); err != nil {

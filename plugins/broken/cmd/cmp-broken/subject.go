@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
+)
+
+// subjectModes are plugins that break the plugin profile's rules (PLUG-*):
+// each generates like the plain plugin, but for one thing.
+func subjectModes() map[string]func() error {
+	return map[string]func() error{
+		// Stamps its output with a value of its own, new every time: two
+		// generations of one revision differ.
+		"generate-stamped": func() error {
+			if err := generatePlain(); err != nil {
+				return err
+			}
+			b := make([]byte, 8)
+			_, _ = rand.Read(b)
+			_, err := fmt.Printf("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stamp\ndata:\n  nonce: %q\n", hex.EncodeToString(b))
+			return err
+		},
+		// Adds an object whose name the API server refuses (capitals, an
+		// underscore): the application never syncs.
+		"generate-bad-name": func() error {
+			if err := generatePlain(); err != nil {
+				return err
+			}
+			_, err := fmt.Print("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Name\ndata: {}\n")
+			return err
+		},
+		// Labels its output with each ARGOCD_ENV_ value, passed through a
+		// shell command line to trim it: a value is executed.
+		"generate-echoing-env": func() error {
+			for _, kv := range os.Environ() {
+				if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ARGOCD_ENV_") {
+					_, _ = exec.Command("sh", "-c", "printf '%s' "+v).Output()
+				}
+			}
+			return generatePlain()
+		},
+	}
+}
+
+func generatePlain() error {
+	var out bytes.Buffer
+	if err := plain.Generate(".", &out); err != nil {
+		return err
+	}
+	_, err := os.Stdout.Write(out.Bytes())
+	return err
+}

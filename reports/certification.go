@@ -1,0 +1,86 @@
+package reports
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+)
+
+// ProfilePlugin is the profile of certify runs: one plugin on its samples.
+const ProfilePlugin = "plugin"
+
+// featureCore names the checks every plugin must pass (no feature needed).
+const featureCore = "Core"
+
+// certification is the level the subject of a plugin-profile run reached,
+// from the results alone: Conformant when every check that applies passed,
+// Partially Conformant when none failed and some need a feature the plugin
+// does not declare, Not Conformant when one failed, Not Certified when the
+// verdict is incomplete or a Core check did not run for another reason.
+func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
+	if r.Profile != ProfilePlugin {
+		return nil
+	}
+	var subject []string
+	for _, p := range r.Subject.Plugins {
+		s := p.Name
+		if p.Image != "" {
+			s += " (" + p.Image + ")"
+		}
+		subject = append(subject, s)
+	}
+	c := &v1alpha1.Certification{Subject: strings.Join(subject, ", "), Passed: []string{}, NotSupported: []string{}}
+	state := map[string]string{} // feature -> passed, failed, not-supported, other
+	for _, res := range r.Results {
+		if res.Level == v1alpha1.LevelProvisional || res.State == v1alpha1.StateNotApplicable {
+			continue
+		}
+		fs := res.Features
+		if len(fs) == 0 {
+			fs = []string{featureCore}
+		}
+		for _, f := range fs {
+			state[f] = worse(state[f], string(res.State))
+		}
+	}
+	otherNotRun := false
+	for _, f := range slices.Sorted(maps.Keys(state)) {
+		switch state[f] {
+		case string(v1alpha1.StatePassed):
+			c.Passed = append(c.Passed, f)
+		case string(v1alpha1.StateNotSupported):
+			c.NotSupported = append(c.NotSupported, f)
+		case string(v1alpha1.StateSkipped):
+			otherNotRun = true
+		}
+	}
+	switch v := r.Summary.Verdict; {
+	case v == v1alpha1.VerdictFailed:
+		c.Level = v1alpha1.LevelNotConformant
+	case v == v1alpha1.VerdictIncomplete || otherNotRun:
+		c.Level = v1alpha1.LevelNotCertified
+	case v == v1alpha1.VerdictPassed:
+		c.Level = v1alpha1.LevelConformant
+	default:
+		c.Level = v1alpha1.LevelPartiallyConformant
+	}
+	c.Badge = fmt.Sprintf("**cmp-conformance %s:** %s with Argo CD %s (suite %s, run %s)",
+		ProfilePlugin+" profile", c.Level, r.Environment.ArgoCDVersion, r.Metadata.SuiteVersion, r.Metadata.RunID)
+	if len(c.Passed) > 0 && c.Level == v1alpha1.LevelPartiallyConformant {
+		c.Badge += "; features: " + strings.Join(c.Passed, ", ")
+	}
+	return c
+}
+
+// worse is the worse of two states of a feature's checks.
+func worse(a, b string) string {
+	rank := map[string]int{"": 0, string(v1alpha1.StatePassed): 1, string(v1alpha1.StateNotSupported): 2,
+		string(v1alpha1.StateSkipped): 3, string(v1alpha1.StateFailed): 4}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}

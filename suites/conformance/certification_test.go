@@ -1,0 +1,76 @@
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadCertification(t *testing.T) {
+	head := "apiVersion: cmp-conformance.io/v1alpha1\nkind: Certification\n"
+	tests := []struct {
+		name, file, want string
+	}{
+		{name: "good", file: head + "samples:\n  - name: basic\n    path: samples/basic\n    env: [{name: A, value: b}]\n    expect: {kinds: {ConfigMap: 1}, golden: golden.yaml}\nfailing: {path: samples/basic, error: 'no.*'}\n"},
+		{name: "not YAML", file: "samples: [", want: "does not parse"},
+		{name: "unknown field", file: head + "sample: []\n", want: `unknown field "sample"`},
+		{name: "wrong kind", file: "apiVersion: v1\nkind: ConfigMap\n", want: "want cmp-conformance.io/v1alpha1/Certification"},
+		{name: "no samples", file: head, want: "samples is empty"},
+		{name: "missing folder", file: head + "samples: [{name: a, path: nowhere}]\n", want: `samples[0].path "nowhere" is not a folder`},
+		{name: "folder outside", file: head + "samples: [{name: a, path: ../x}]\n", want: "leaves the folder of the certification file"},
+		{name: "absolute folder", file: head + "samples: [{name: a, path: /etc}]\n", want: "leaves the folder"},
+		{name: "bad name", file: head + "samples: [{name: My_Sample, path: samples/basic}]\n", want: "lowercase"},
+		{name: "same name twice", file: head + "samples: [{name: a, path: samples/basic}, {name: a, path: samples/basic}]\n", want: "used twice"},
+		{name: "env twice", file: head + "samples: [{name: a, path: samples/basic, env: [{name: A}, {name: A}]}]\n", want: "env: every entry"},
+		{name: "empty expect", file: head + "samples: [{name: a, path: samples/basic, expect: {}}]\n", want: "give golden, kinds or both"},
+		{name: "golden missing", file: head + "samples: [{name: a, path: samples/basic, expect: {golden: none.yaml}}]\n", want: `golden "none.yaml" is not a file`},
+		{name: "bad error pattern", file: head + "samples: [{name: a, path: samples/basic}]\nfailing: {path: samples/basic, error: 'a('}\n", want: "failing.error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "samples", "basic"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "golden.yaml"), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(dir, "certify.yaml")
+			if err := os.WriteFile(file, []byte(tt.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := LoadCertification(file)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := c.Claims(); len(got) != 2 {
+					t.Errorf("claims %v, want ExpectedOutput and FailingSample", got)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one saying %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := LoadCertification(filepath.Join(t.TempDir(), "certify.yaml")); err == nil || !strings.Contains(err.Error(), "--init") {
+		t.Errorf("a missing file: %v, want an error pointing at certify --init", err)
+	}
+}
+
+// The starter certify --init writes must load once its sample folder exists.
+func TestCertificationStarterLoads(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "samples", "basic"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "certify.yaml")
+	if err := os.WriteFile(file, []byte(CertificationStarter), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCertification(file); err != nil {
+		t.Fatal(err)
+	}
+}
