@@ -283,7 +283,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	}
 	dslEnv := dsl.NewEnv(dsl.Env{Apps: conn.apps, Repos: conn.repos, Kube: kc, Clientset: cs, Git: env.Git,
 		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
-		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD, PluginFiles: env.ArgoCD,
+		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD, PluginFiles: env.ArgoCD, Discovery: env.ArgoCD,
 		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: conn.token})
 	if upgrade != nil {
 		upgrade.Switch = func(ctx context.Context, to string) (argocd.Hop, error) {

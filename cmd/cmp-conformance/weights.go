@@ -47,7 +47,7 @@ func defaultTimings() map[string]float64 {
 // timingsOf is the seconds of every spec of a catalogue report that ran.
 func timingsOf(r *v1alpha1.ConformanceReport) map[string]float64 {
 	out := map[string]float64{}
-	if r == nil || r.Profile == profileUpgrade {
+	if !ofCatalogue(r) {
 		return out
 	}
 	for _, res := range r.Results {
@@ -89,7 +89,7 @@ func pastTimings(reportsDir, version, except string) map[string]float64 {
 			break
 		}
 		r := readReport(filepath.Join(reportsDir, id, reports.ReportJSON))
-		if r == nil || r.Profile == profileUpgrade {
+		if !ofCatalogue(r) {
 			continue
 		}
 		read++
@@ -109,6 +109,12 @@ func pastTimings(reportsDir, version, except string) map[string]float64 {
 		}
 	}
 	return same
+}
+
+// ofCatalogue says whether r is a catalogue run's report: upgrade and
+// certify runs time other checks.
+func ofCatalogue(r *v1alpha1.ConformanceReport) bool {
+	return r != nil && (r.Profile == "" || r.Profile == profileCatalogue)
 }
 
 func readReport(file string) *v1alpha1.ConformanceReport {

@@ -26,6 +26,9 @@ type Certification struct {
 	Samples []Sample `json:"samples"`
 	// Failing is an application the plugin must refuse with an error.
 	Failing *FailingSample `json:"failing,omitempty"`
+	// Foreign are folders the plugin's discovery must not claim, beyond the
+	// plain YAML folder no plugin may claim (PLUG-008).
+	Foreign []string `json:"foreign,omitempty"`
 
 	// Dir is the folder the file is in; FS reads it (set by LoadCertification).
 	Dir string `json:"-"`
@@ -143,6 +146,9 @@ func (c *Certification) validate() error {
 			}
 		}
 	}
+	for i, f := range c.Foreign {
+		errs = append(errs, c.folder(fmt.Sprintf("foreign[%d]", i), f))
+	}
 	if f := c.Failing; f != nil {
 		errs = append(errs, c.folder("failing.path", f.Path))
 		if _, err := regexp.Compile(f.Error); err != nil {
@@ -252,6 +258,10 @@ samples:
     # expect:
     #   golden: samples/basic.golden.yaml
     #   kinds: {ConfigMap: 1, Deployment: 1}
+# Folders your plugin's discovery must not claim, beyond a plain YAML folder
+# (Argo CD's own Directory type, which no plugin may take):
+# foreign:
+#   - samples/not-mine
 # A source your plugin must refuse with an error (its error must surface in
 # the Application and nothing it made before may be pruned):
 # failing:

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -163,6 +164,35 @@ var plugFailing = Check{
 			Then().ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationFinished())
 		for _, r := range before {
 			after.ExpectWithin(s.Env.Timeouts.Settle, dsl.ObjectExists(r))
+		}
+	},
+}
+
+var plugNotForeign = Check{
+	ID: "PLUG-008", Title: "discovery claims no plain YAML folder, nor a folder its author lists as foreign",
+	Area: Plugin, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleSubject}, Requires: []Feature{Discovery}, Upstream: []string{cmpDocs},
+	Test: func(ctx context.Context, s *Suite) {
+		// Asked of the subject's own argocd-cmp-server, as the repo-server
+		// asks it: through Argo CD, a plugin that claims a folder claims it
+		// for every plugin of the run, and Argo CD does not say which did.
+		gomega.Expect(s.Env.Discovery).NotTo(gomega.BeNil(), "this runtime cannot reach the plugin's socket")
+		p, cert := s.Plugin(RoleSubject), s.Certification()
+		plain := ginkgo.GinkgoT().TempDir()
+		for name, data := range map[string]string{
+			"README.md":      "An application of plain YAML: Argo CD renders it itself (source type Directory).\n",
+			"configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata:\n  k: v\n",
+		} {
+			gomega.Expect(os.WriteFile(filepath.Join(plain, name), []byte(data), 0o644)).To(gomega.Succeed())
+		}
+		folders := map[string]string{"a plain YAML folder": plain}
+		for _, f := range cert.Foreign {
+			folders[f] = filepath.Join(cert.Dir, filepath.FromSlash(cert.SourcePath(f)))
+		}
+		for _, what := range slices.Sorted(maps.Keys(folders)) {
+			ginkgo.By("asking " + p.FullName() + " about " + what)
+			claimed, err := s.Env.Discovery.PluginMatches(ctx, p.SocketName(), folders[what])
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			gomega.Expect(claimed).To(gomega.BeFalse(), "plugin %s's discovery claims %s, which is not its to render", p.FullName(), what)
 		}
 	},
 }
