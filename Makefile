@@ -49,7 +49,7 @@ CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance certify upgrade matrix test unit selftest selftest-upgrade selftest-certify tools tools-system test-deps plugin-images env-up env-down lint build clean help
+.PHONY: all conformance certify upgrade matrix test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images env-up env-down lint build clean help
 
 all: build
 
@@ -71,7 +71,8 @@ FORCE:
 ## tools-system: the Debian packages a run needs: redis-server for Argo CD, git for the
 ## git server, what Argo CD's own image ships that its components run
 ## (gpg and gpg-agent for git-verify-wrapper.sh, ssh; fixtures/toolchain/image.go),
-## and a static busybox, the shell of the witness images FROM scratch.
+## a static busybox, the shell of the witness images FROM scratch, and
+## debootstrap, which makes the Debian base of the shell example's image.
 tools-system:
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
@@ -80,6 +81,7 @@ tools-system:
 	command -v gpg-agent >/dev/null || missing="$$missing gpg-agent"; \
 	command -v ssh >/dev/null || missing="$$missing openssh-client"; \
 	test -x /bin/busybox || missing="$$missing busybox-static"; \
+	command -v debootstrap >/dev/null || test -x /usr/sbin/debootstrap || missing="$$missing debootstrap"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
@@ -116,7 +118,7 @@ certify: tools plugin-images
 	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --image $(CERTIFY_IMAGE) --samples $(CERTIFY_SAMPLES) --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
 
 ## test: unit tests, then the end-to-end self-tests (every check against its broken witnesses).
-test: unit selftest selftest-upgrade selftest-certify
+test: unit selftest selftest-upgrade selftest-certify examples
 
 # plugins/helm is its own module (built on the Helm SDK), plugins/helm/helm4
 # its Helm 4 build: both are tested here too.
@@ -139,6 +141,19 @@ selftest-upgrade: tools plugin-images
 # samples, and every PLUG check against the witnesses of profile plugin.
 selftest-certify: tools plugin-images
 	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --image cmp-conformance/plain:dev --samples plugins/plain/certify.yaml --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+
+## example-images: the example plugins' images (examples/*/Dockerfile); the shell
+## example's Debian base is made once with debootstrap (about a minute) and kept.
+example-images: build
+	$(BIN) images build --examples --output $(OUTPUT)
+
+## examples: certify the example plugins: shell-plugin must be Conformant, and
+## go-plugin Not Conformant for its one documented flaw (PLUG-004), nothing else.
+examples: tools example-images
+	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --image cmp-conformance/example-shell-plugin:dev --samples examples/shell-plugin/certify.yaml $(RUN_FLAGS)
+	$(BIN) report expect $(OUTPUT)/reports/latest --level Conformant
+	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --image cmp-conformance/example-go-plugin:dev --samples examples/go-plugin/certify.yaml $(RUN_FLAGS) || test $$? = 1
+	$(BIN) report expect $(OUTPUT)/reports/latest --level 'Not Conformant' --failed PLUG-004
 
 ## matrix: the self-test at every other version of the matrix, and the other upgrade paths
 ## (each version's binaries are built on first use: about 10 minutes each on a cold machine).

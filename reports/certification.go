@@ -84,3 +84,28 @@ func worse(a, b string) string {
 	}
 	return a
 }
+
+// Expect lists how a certify report departs from an expected outcome: its
+// certification level, and exactly the checks that failed.
+func Expect(r *v1alpha1.ConformanceReport, level string, failed []string) []string {
+	var out []string
+	if r.Certification == nil {
+		return []string{"the report has no certification (not a certify run)"}
+	}
+	if r.Certification.Level != level {
+		out = append(out, fmt.Sprintf("level %s, want %s", r.Certification.Level, level))
+	}
+	var got []string
+	for _, res := range r.Results {
+		if res.State == v1alpha1.StateFailed && !slices.Contains(got, res.ID) {
+			got = append(got, res.ID)
+		}
+	}
+	want := slices.Clone(failed)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		out = append(out, fmt.Sprintf("failed %v, want %v", got, want))
+	}
+	return out
+}

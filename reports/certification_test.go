@@ -59,3 +59,20 @@ func orEmpty(s []string) []string {
 	}
 	return s
 }
+
+func TestExpect(t *testing.T) {
+	r := &v1alpha1.ConformanceReport{Profile: ProfilePlugin, Results: []v1alpha1.Result{
+		{ID: "PLUG-001", Level: v1alpha1.LevelCore, State: v1alpha1.StatePassed},
+		{ID: "PLUG-004", Level: v1alpha1.LevelCore, State: v1alpha1.StateFailed},
+	}}
+	Finalize(r)
+	if p := Expect(r, v1alpha1.LevelNotConformant, []string{"PLUG-004"}); len(p) != 0 {
+		t.Errorf("the expected outcome: %v", p)
+	}
+	if p := Expect(r, v1alpha1.LevelConformant, nil); len(p) != 2 {
+		t.Errorf("another level and no failure expected: %v, want two problems", p)
+	}
+	if p := Expect(&v1alpha1.ConformanceReport{}, v1alpha1.LevelConformant, nil); len(p) != 1 {
+		t.Errorf("a report without certification: %v", p)
+	}
+}

@@ -36,11 +36,15 @@ certify them as any plugin image is certified:
   cmp-conformance run --plugin-image parameterized=cmp-conformance/sidecar:dev`,
 	}
 	var output string
-	build := &cobra.Command{Use: "build [FOLDER...]", Short: "Build the images of the reference plugins (all with a Dockerfile, or the folders named)",
+	var examples bool
+	build := &cobra.Command{Use: "build [FOLDER...]", Short: "Build the images of the reference plugins (all with a Dockerfile, or the folders named), or of the examples",
 		RunE: func(_ *cobra.Command, args []string) error {
 			root, err := repoRoot()
 			if err != nil {
 				return err
+			}
+			if examples {
+				return buildExamples(root, output, args)
 			}
 			folders, err := imageFolders(root, args)
 			if err != nil {
@@ -73,6 +77,7 @@ certify them as any plugin image is certified:
 			return nil
 		}}
 	build.Flags().StringVar(&output, "output", "_output", "folder for the plugin programs (<output>/bin)")
+	build.Flags().BoolVar(&examples, "examples", false, "build the example plugins of examples/ instead (cmp-conformance/example-<folder>:dev; a Debian base made with debootstrap where image.yaml asks for one)")
 	cmd.AddCommand(build)
 	return cmd
 }

@@ -64,7 +64,7 @@ func repoRoot() (string, error) {
 	}
 }
 
-// buildPlugins compiles every plugin program (plugins/*/cmd/*) into dir.
+// buildPlugins compiles every plugin program (plugins/*/cmd/*, examples/*/cmd/*) into dir.
 // The Go build cache makes this a second or two when nothing changed. The
 // Helm plugin, a module of its own (plugins/helm, on the Helm SDK), is built
 // once the Argo CD version is known (helmBuildFor).
@@ -72,7 +72,7 @@ func buildPlugins(ctx context.Context, root, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(os.PathSeparator), "./plugins/...")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(os.PathSeparator), "./plugins/...", "./examples/...")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -21,12 +21,13 @@ func reportCommand() *cobra.Command {
   cmp-conformance report diff base/report.json new/report.json
   cmp-conformance report diff --format json BASE NEW > diff.json
   cmp-conformance report validate _output/reports/latest
+  cmp-conformance report expect _output/reports/latest --level "Not Conformant" --failed PLUG-004
 
 Exit status: 0 fine, 1 a regression (diff) or an invalid report (validate),
 2 bad input (a file that is not a report of this version, a truncated file,
 reports of different profiles).`,
 	}
-	cmd.AddCommand(reportDiffCommand(), reportValidateCommand())
+	cmd.AddCommand(reportDiffCommand(), reportValidateCommand(), reportExpectCommand())
 	return cmd
 }
 
@@ -111,6 +112,40 @@ func reportValidateCommand() *cobra.Command {
 			}
 			return nil
 		}}
+}
+
+func reportExpectCommand() *cobra.Command {
+	var level string
+	var failed []string
+	cmd := &cobra.Command{
+		Use:   "expect REPORT --level LEVEL [--failed ID,...]",
+		Short: "Exit 0 only if a certify report reached LEVEL with exactly the failed checks named",
+		Long: `expect gates on a known outcome: a plugin whose documented flaw must keep
+failing exactly the checks it fails (this project's examples/go-plugin), or
+one that must stay at its level. The failed checks are those of the
+certified plugin, in any order; with no --failed, none may fail.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if level == "" {
+				return fmt.Errorf("--level is required: one of %s, %s, %s, %s", v1alpha1.LevelConformant,
+					v1alpha1.LevelPartiallyConformant, v1alpha1.LevelNotConformant, v1alpha1.LevelNotCertified)
+			}
+			r, err := reports.Read(reportPath(args[0]))
+			if err != nil {
+				return err
+			}
+			if problems := reports.Expect(r, level, failed); len(problems) > 0 {
+				for _, p := range problems {
+					fmt.Fprintln(os.Stderr, "unexpected:", p)
+				}
+				return exitError{1}
+			}
+			fmt.Printf("%s: %s, failed %v, as expected\n", reportPath(args[0]), level, failed)
+			return nil
+		}}
+	cmd.Flags().StringVar(&level, "level", "", "the certification level the report must have")
+	cmd.Flags().StringSliceVar(&failed, "failed", nil, "the checks that must have failed, and no other")
+	return cmd
 }
 
 // reportPath accepts a run directory for its report.json.
