@@ -65,6 +65,7 @@ to paste in your README.`,
 	}
 	f.bind(cmd)
 	fl := cmd.Flags()
+	f.fs = fl
 	fl.StringVar(&s.image, "image", "", "the plugin image to certify (on this machine: docker build or docker load it first)")
 	fl.StringVar(&s.dir, "plugin-dir", "", "the plugin folder to certify (plugin.yaml; its programs on --plugin-path)")
 	fl.StringVar(&s.samples, "samples", "certify.yaml", "the certification file: your sample applications (write one with --init)")

@@ -99,3 +99,18 @@ func TestPlanCertify(t *testing.T) {
 		}
 	}
 }
+
+func TestCertifyReproduces(t *testing.T) {
+	cmd := certifyCommand()
+	if err := cmd.ParseFlags([]string{"--image", "mine:1", "--samples", "my/certify.yaml"}); err != nil {
+		t.Fatal(err)
+	}
+	// The report's command line is read from the command's flag set.
+	f := &runFlags{fs: cmd.Flags(), envFlags: envFlags{certify: &certifySubject{image: "mine:1"}}}
+	got := reproduce(f, "v3.6.1")
+	for _, want := range []string{"cmp-conformance certify --argocd-version v3.6.1", "--image=mine:1", "--samples=my/certify.yaml"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("reproduce = %q, want it to hold %q", got, want)
+		}
+	}
+}

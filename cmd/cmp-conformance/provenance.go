@@ -74,6 +74,9 @@ func programs(p argocd.Plugin) []v1alpha1.Program {
 // parent's wiring of a parallel run and are left out.
 func reproduce(f *runFlags, version string) string {
 	parts := []string{"cmp-conformance", "run"}
+	if f.certify != nil {
+		parts[1] = "certify"
+	}
 	if f.upgradePath == "" {
 		parts = append(parts, "--argocd-version", version)
 	}
