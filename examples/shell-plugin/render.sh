@@ -4,8 +4,10 @@
 # are never run. A template that uses any other variable is an error, not a
 # silently empty value.
 set -eu
+# ARGOCD_APP_PARAMETERS is JSON: a list, or null when the application sets
+# no parameter (certify's "defaults" sample caught that).
 param() {
-  printf '%s' "${ARGOCD_APP_PARAMETERS:-[]}" | jq -r --arg n "$1" '.[] | select(.name == $n) | .string // empty'
+  printf '%s' "${ARGOCD_APP_PARAMETERS:-[]}" | jq -r --arg n "$1" '(. // [])[] | select(.name == $n) | .string // empty'
 }
 REPLICAS=$(param replicas)
 GREETING=$(param greeting)
