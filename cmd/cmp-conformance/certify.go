@@ -17,7 +17,10 @@ import (
 
 // certifySubject is the plugin a certify run judges, and its samples.
 type certifySubject struct {
-	image, dir, samples string
+	image, config, dir, samples string
+	// loaded is the subject once its image was read (certifyUsage): a bad
+	// image is bad usage, answered before anything starts.
+	loaded *argocd.Plugin
 }
 
 func certifyCommand() *cobra.Command {
@@ -67,6 +70,7 @@ to paste in your README.`,
 	fl := cmd.Flags()
 	f.fs = fl
 	fl.StringVar(&s.image, "image", "", "the plugin image to certify (on this machine: docker build or docker load it first)")
+	fl.StringVar(&s.config, "config", "", "with --image: a plugin.yaml to mount over the image's own (as a ConfigMap would be), for an image that does not ship one")
 	fl.StringVar(&s.dir, "plugin-dir", "", "the plugin folder to certify (plugin.yaml; its programs on --plugin-path)")
 	fl.StringVar(&s.samples, "samples", "certify.yaml", "the certification file: your sample applications (write one with --init)")
 	fl.BoolVar(&initFile, "init", false, "write a commented starter certification file at --samples and stop")
@@ -90,6 +94,8 @@ func (s *certifySubject) validate() error {
 		return errors.New("give the plugin to certify: --image REF (an image on this machine) or --plugin-dir DIR (a folder with plugin.yaml)")
 	case s.image != "" && s.dir != "":
 		return errors.New("--image and --plugin-dir name the subject twice: choose one")
+	case s.config != "" && s.image == "":
+		return errors.New("--config goes with --image (the plugin.yaml mounted over the image's); a --plugin-dir holds its own plugin.yaml")
 	}
 	if s.dir != "" {
 		if _, err := argocd.LoadPlugin(s.dir); err != nil {
@@ -139,30 +145,43 @@ func (f *runFlags) certifyUsage() error {
 	if err := pluginimage.Ping(ctx); err != nil {
 		return err
 	}
-	if _, err := pluginimage.Inspect(ctx, f.certify.image); err != nil {
+	owner, err := filepath.Abs(f.output)
+	if err != nil {
+		return err
+	}
+	// Read now: a missing image, one without plugin.yaml or with one
+	// argocd-cmp-server would refuse is bad usage, said in a second.
+	dir := filepath.Join(owner, "plugin-images", "subject")
+	var p argocd.Plugin
+	if f.certify.config != "" {
+		p, err = argocd.LoadPluginImageWithConfig(ctx, f.certify.image, f.certify.config, dir)
+	} else {
+		p, err = argocd.LoadPluginImage(ctx, f.certify.image, dir, owner)
+	}
+	if err != nil {
 		return fmt.Errorf("--image: %w", err)
 	}
+	f.certify.loaded = &p
 	return nil
 }
 
 // planCertify binds the subject (and, with selfTest, the witnesses of the
 // plugin profile) with their certifications.
-func planCertify(ctx context.Context, root string, s *certifySubject, selfTest bool, output string) (*pluginPlan, error) {
+func planCertify(root string, s *certifySubject, selfTest bool) (*pluginPlan, error) {
 	cert, err := conformance.LoadCertification(s.samples)
 	if err != nil {
 		return nil, err
 	}
 	var p argocd.Plugin
-	if s.image != "" {
-		owner, err := filepath.Abs(output)
-		if err != nil {
+	switch {
+	case s.loaded != nil:
+		p = *s.loaded
+	case s.image != "":
+		return nil, errors.New("the image was not read before the run (certifyUsage)")
+	default:
+		if p, err = argocd.LoadPlugin(s.dir); err != nil {
 			return nil, err
 		}
-		if p, err = argocd.LoadPluginImage(ctx, s.image, filepath.Join(owner, "plugin-images", "subject"), owner); err != nil {
-			return nil, fmt.Errorf("--image: %w", err)
-		}
-	} else if p, err = argocd.LoadPlugin(s.dir); err != nil {
-		return nil, err
 	}
 	claim(&p, cert)
 	plan := &pluginPlan{Checks: conformance.Profile()}

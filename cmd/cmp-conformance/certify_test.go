@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +21,7 @@ func TestCertifyRefusesBadUsage(t *testing.T) {
 		"two subjects":    {s: certifySubject{image: "x:1", dir: plain, samples: samples}, want: "choose one"},
 		"no plugin.yaml":  {s: certifySubject{dir: t.TempDir(), samples: samples}, want: "must hold plugin.yaml"},
 		"no samples file": {s: certifySubject{dir: plain, samples: filepath.Join(t.TempDir(), "certify.yaml")}, want: "certify --init"},
+		"config alone":    {s: certifySubject{dir: plain, config: "plugin.yaml", samples: samples}, want: "--config goes with --image"},
 	} {
 		if err := tt.s.validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: validate() = %v, want %q", name, err, tt.want)
@@ -68,7 +68,7 @@ func TestCertifyInitWritesOnce(t *testing.T) {
 func TestPlanCertify(t *testing.T) {
 	root := checkoutRoot(t)
 	s := &certifySubject{dir: filepath.Join(root, "plugins", "plain"), samples: filepath.Join(root, "plugins", "plain", "certify.yaml")}
-	plan, err := planCertify(context.Background(), root, s, false, t.TempDir())
+	plan, err := planCertify(root, s, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestPlanCertify(t *testing.T) {
 	if len(plan.Checks) == 0 {
 		t.Error("a certify run has no checks")
 	}
-	withWitnesses, err := planCertify(context.Background(), root, s, true, t.TempDir())
+	withWitnesses, err := planCertify(root, s, true)
 	if err != nil {
 		t.Fatal(err)
 	}

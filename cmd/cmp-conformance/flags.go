@@ -139,7 +139,7 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 	}
 	var plan *pluginPlan
 	if f.certify != nil {
-		plan, err = planCertify(ctx, root, f.certify, selfTest, f.output)
+		plan, err = planCertify(root, f.certify, selfTest)
 		if !selfTest {
 			// The subject brings its own programs: nothing of ours is built.
 			root = ""
