@@ -16,10 +16,14 @@ const ProfilePlugin = "plugin"
 const featureCore = "Core"
 
 // certification is the level the subject of a plugin-profile run reached,
-// from the results alone: Conformant when every check that applies passed,
-// Partially Conformant when none failed and some need a feature the plugin
-// does not declare, Not Conformant when one failed, Not Certified when the
-// verdict is incomplete or a Core check did not run for another reason.
+// from the results alone, as Gateway API grades implementations: Conformant
+// when no check failed (a check needing a feature the plugin does not
+// declare is not-supported, and the feature listed as not declared);
+// Partially Conformant when every check every plugin must pass ("Core", no
+// feature needed) passed but a check of a declared feature failed, the
+// features that passed listed; Not Conformant when a Core check failed; Not
+// Certified when the run did not judge the plugin whole (a run error, an
+// interruption, a self-test mismatch, a check filtered out).
 func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 	if r.Profile != ProfilePlugin {
 		return nil
@@ -32,7 +36,7 @@ func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 		}
 		subject = append(subject, s)
 	}
-	c := &v1alpha1.Certification{Subject: strings.Join(subject, ", "), Passed: []string{}, NotSupported: []string{}}
+	c := &v1alpha1.Certification{Subject: strings.Join(subject, ", "), Passed: []string{}, Failed: []string{}, NotSupported: []string{}}
 	state := map[string]string{} // feature -> passed, failed, not-supported, other
 	for _, res := range r.Results {
 		if res.Level == v1alpha1.LevelProvisional || res.State == v1alpha1.StateNotApplicable {
@@ -46,7 +50,7 @@ func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 			state[f] = worse(state[f], string(res.State))
 		}
 	}
-	otherNotRun := false
+	otherNotRun, failedCore, failedFeature := false, false, false
 	for _, f := range slices.Sorted(maps.Keys(state)) {
 		switch state[f] {
 		case string(v1alpha1.StatePassed):
@@ -55,22 +59,28 @@ func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 			c.NotSupported = append(c.NotSupported, f)
 		case string(v1alpha1.StateSkipped):
 			otherNotRun = true
+		case string(v1alpha1.StateFailed):
+			c.Failed = append(c.Failed, f)
+			failedCore = failedCore || f == featureCore
+			failedFeature = failedFeature || f != featureCore
 		}
 	}
-	switch v := r.Summary.Verdict; {
-	case v == v1alpha1.VerdictFailed:
-		c.Level = v1alpha1.LevelNotConformant
-	case v == v1alpha1.VerdictIncomplete || otherNotRun:
+	mismatch := r.Summary.SelfTest != nil && r.Summary.SelfTest.Mismatches > 0
+	switch {
+	case r.Error != "" || r.Interrupted || mismatch || r.Summary.Verdict == v1alpha1.VerdictIncomplete || otherNotRun:
+		// The run did not judge the plugin whole: no level.
 		c.Level = v1alpha1.LevelNotCertified
-	case v == v1alpha1.VerdictPassed:
-		c.Level = v1alpha1.LevelConformant
-	default:
+	case failedCore:
+		c.Level = v1alpha1.LevelNotConformant
+	case failedFeature:
 		c.Level = v1alpha1.LevelPartiallyConformant
+	default:
+		c.Level = v1alpha1.LevelConformant
 	}
 	c.Badge = fmt.Sprintf("**cmp-conformance %s:** %s with Argo CD %s (suite %s, run %s)",
 		ProfilePlugin+" profile", c.Level, r.Environment.ArgoCDVersion, r.Metadata.SuiteVersion, r.Metadata.RunID)
-	if len(c.Passed) > 0 && c.Level == v1alpha1.LevelPartiallyConformant {
-		c.Badge += "; features: " + strings.Join(c.Passed, ", ")
+	if len(c.Passed) > 0 {
+		c.Badge += "; features that passed: " + strings.Join(c.Passed, ", ")
 	}
 	return c
 }

@@ -18,12 +18,15 @@ func TestCertificationLevels(t *testing.T) {
 		interrupted  bool
 		level        string
 		passed, nots []string
+		failed       []string
 	}{
 		{name: "every check passed", level: v1alpha1.LevelConformant, passed: []string{"Core", "Discovery"},
 			results: []v1alpha1.Result{res("PLUG-001", v1alpha1.StatePassed), res("PLUG-005", v1alpha1.StatePassed, "Discovery")}},
-		{name: "a feature not declared", level: v1alpha1.LevelPartiallyConformant, passed: []string{"Core"}, nots: []string{"Discovery"},
+		{name: "a feature not declared", level: v1alpha1.LevelConformant, passed: []string{"Core"}, nots: []string{"Discovery"},
 			results: []v1alpha1.Result{res("PLUG-001", v1alpha1.StatePassed), res("PLUG-005", v1alpha1.StateNotSupported, "Discovery")}},
-		{name: "a check failed", level: v1alpha1.LevelNotConformant, passed: []string{"Discovery"},
+		{name: "a declared feature failed", level: v1alpha1.LevelPartiallyConformant, passed: []string{"Core"}, failed: []string{"Discovery"},
+			results: []v1alpha1.Result{res("PLUG-001", v1alpha1.StatePassed), res("PLUG-005", v1alpha1.StateFailed, "Discovery")}},
+		{name: "a Core check failed", level: v1alpha1.LevelNotConformant, passed: []string{"Discovery"}, failed: []string{"Core"},
 			results: []v1alpha1.Result{res("PLUG-001", v1alpha1.StateFailed), res("PLUG-005", v1alpha1.StatePassed, "Discovery")}},
 		{name: "interrupted", level: v1alpha1.LevelNotCertified, interrupted: true, passed: []string{"Core"},
 			results: []v1alpha1.Result{res("PLUG-001", v1alpha1.StatePassed)}},
@@ -39,8 +42,11 @@ func TestCertificationLevels(t *testing.T) {
 			if c == nil {
 				t.Fatal("no certification for a plugin-profile report")
 			}
-			if c.Level != tt.level || !slices.Equal(c.Passed, orEmpty(tt.passed)) || !slices.Equal(c.NotSupported, orEmpty(tt.nots)) {
-				t.Errorf("got %s, passed %v, not supported %v; want %s, %v, %v", c.Level, c.Passed, c.NotSupported, tt.level, tt.passed, tt.nots)
+			if c.Level != tt.level || !slices.Equal(c.Passed, orEmpty(tt.passed)) || !slices.Equal(c.NotSupported, orEmpty(tt.nots)) || !slices.Equal(c.Failed, orEmpty(tt.failed)) {
+				t.Errorf("got %s, passed %v, failed %v, not supported %v; want %s, %v, %v, %v", c.Level, c.Passed, c.Failed, c.NotSupported, tt.level, tt.passed, tt.failed, tt.nots)
+			}
+			if tt.level == v1alpha1.LevelConformant && r.Summary.Verdict != v1alpha1.VerdictPassed {
+				t.Errorf("a Conformant plugin's verdict is %s (exit %d)", r.Summary.Verdict, ExitCode(r))
 			}
 			if !strings.Contains(c.Badge, tt.level) || c.Subject != "mine-v1 (mine:1)" {
 				t.Errorf("badge %q, subject %q", c.Badge, c.Subject)

@@ -40,8 +40,11 @@ func writeCertification(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 	if len(c.Passed) > 0 {
 		fmt.Fprintf(b, "; features that passed: %s", strings.Join(c.Passed, ", "))
 	}
+	if len(c.Failed) > 0 {
+		fmt.Fprintf(b, "; features that failed: %s", strings.Join(c.Failed, ", "))
+	}
 	if len(c.NotSupported) > 0 {
-		fmt.Fprintf(b, "; not declared: %s", strings.Join(c.NotSupported, ", "))
+		fmt.Fprintf(b, "; not declared (their checks did not apply): %s", strings.Join(c.NotSupported, ", "))
 	}
 	fmt.Fprintf(b, ".\n\nFor your README:\n\n%s\n", fenced(c.Badge, "markdown"))
 }

@@ -83,13 +83,14 @@ const (
 type Certification struct {
 	// Subject is the plugin judged (name-version, and its image if any).
 	Subject string `json:"subject"`
-	// Level: Conformant (every check of the profile passed), Partially
-	// Conformant (none failed, some are not supported by the plugin),
-	// Not Conformant (one failed) or Not Certified (the run did not finish).
+	// Level: Conformant (no check failed), Partially Conformant (every Core
+	// check passed, a check of a declared feature failed), Not Conformant (a
+	// Core check failed) or Not Certified (the run did not judge it whole).
 	Level string `json:"level"`
 	// Features whose every check passed ("Core" for the checks every
 	// plugin must pass), and those the plugin does not declare.
 	Passed       []string `json:"passedFeatures"`
+	Failed       []string `json:"failedFeatures"`
 	NotSupported []string `json:"notSupportedFeatures"`
 	// Badge is a Markdown line an author can paste in a README.
 	Badge string `json:"badge"`

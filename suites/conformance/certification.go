@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -29,6 +30,8 @@ type Certification struct {
 	// Foreign are folders the plugin's discovery must not claim, beyond the
 	// plain YAML folder no plugin may claim (PLUG-008).
 	Foreign []string `json:"foreign,omitempty"`
+	// TimeBudget bounds one generation of any sample (PLUG-009).
+	TimeBudget *metav1.Duration `json:"timeBudget,omitempty"`
 
 	// Dir is the folder the file is in; FS reads it (set by LoadCertification).
 	Dir string `json:"-"`
@@ -75,6 +78,7 @@ const (
 const (
 	ExpectedOutput Feature = "ExpectedOutput"
 	FailingInput   Feature = "FailingSample"
+	TimeBudget     Feature = "TimeBudget"
 )
 
 // sampleName is what a sample's name must look like: it starts application
@@ -146,6 +150,9 @@ func (c *Certification) validate() error {
 			}
 		}
 	}
+	if b := c.TimeBudget; b != nil && b.Duration <= 0 {
+		errs = append(errs, fmt.Errorf("timeBudget %s: give a positive duration, e.g. 10s", b.Duration))
+	}
 	for i, f := range c.Foreign {
 		errs = append(errs, c.folder(fmt.Sprintf("foreign[%d]", i), f))
 	}
@@ -202,6 +209,9 @@ func (c *Certification) Claims() []Feature {
 	}
 	if c.Failing != nil {
 		out = append(out, FailingInput)
+	}
+	if c.TimeBudget != nil {
+		out = append(out, TimeBudget)
 	}
 	return out
 }
@@ -262,6 +272,9 @@ samples:
 # (Argo CD's own Directory type, which no plugin may take):
 # foreign:
 #   - samples/not-mine
+# How long one generation of a sample may take (Argo CD's own limit is the
+# repo-server's exec timeout, 90 s by default):
+# timeBudget: 10s
 # A source your plugin must refuse with an error (its error must surface in
 # the Application and nothing it made before may be pruned):
 # failing:

@@ -25,6 +25,8 @@ func TestLoadCertification(t *testing.T) {
 		{name: "env twice", file: head + "samples: [{name: a, path: samples/basic, env: [{name: A}, {name: A}]}]\n", want: "env: every entry"},
 		{name: "empty expect", file: head + "samples: [{name: a, path: samples/basic, expect: {}}]\n", want: "give golden, kinds or both"},
 		{name: "golden missing", file: head + "samples: [{name: a, path: samples/basic, expect: {golden: none.yaml}}]\n", want: `golden "none.yaml" is not a file`},
+		{name: "bad time budget", file: head + "samples: [{name: a, path: samples/basic}]\ntimeBudget: -1s\n", want: "timeBudget"},
+		{name: "time budget not a duration", file: head + "samples: [{name: a, path: samples/basic}]\ntimeBudget: soon\n", want: "does not parse"},
 		{name: "bad error pattern", file: head + "samples: [{name: a, path: samples/basic}]\nfailing: {path: samples/basic, error: 'a('}\n", want: "failing.error"},
 	}
 	for _, tt := range tests {

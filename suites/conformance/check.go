@@ -60,6 +60,7 @@ const (
 	DynamicParameters Feature = argocd.FeatureDynamicParameters
 	PreserveFileMode  Feature = argocd.FeaturePreserveFileMode
 	InitCommand       Feature = argocd.FeatureInitCommand
+	Parameters        Feature = argocd.FeatureParameters
 )
 
 // Role is the part a plugin plays for a check: checks ask for the plugin of a

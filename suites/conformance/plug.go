@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/gitops-engine/pkg/health"
@@ -193,6 +194,28 @@ var plugNotForeign = Check{
 			claimed, err := s.Env.Discovery.PluginMatches(ctx, p.SocketName(), folders[what])
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			gomega.Expect(claimed).To(gomega.BeFalse(), "plugin %s's discovery claims %s, which is not its to render", p.FullName(), what)
+		}
+	},
+}
+
+var plugTimeBudget = Check{
+	ID: "PLUG-009", Title: "every sample generates within the time budget its author declares",
+	// Before v3.2 GetManifests answers from the cache: nothing is timed.
+	Area: Plugin, Level: Core, Versions: ">=3.2.0", Roles: []Role{RoleSubject}, Requires: []Feature{TimeBudget},
+	Test: func(ctx context.Context, s *Suite) {
+		budget := s.Certification().TimeBudget.Duration
+		for _, sm := range s.Certification().Samples {
+			ginkgo.By("sample " + sm.Name)
+			then := sampleApp(ctx, s, sm, "plug-time", true).When().CreateApp().Then().Expect(dsl.NoActionError())
+			// Timed as Argo CD's manifests API answers with its cache
+			// bypassed: the plugin's generation, plus the repo-server's
+			// checkout and streaming of the sample (milliseconds here).
+			start := time.Now()
+			_, err := then.Manifests(true)
+			took := time.Since(start)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "generating sample %s", sm.Name)
+			observe("sample %s generated in %s (budget %s)", sm.Name, took.Round(time.Millisecond), budget)
+			gomega.Expect(took).To(gomega.BeNumerically("<=", budget), "sample %s took %s to generate, over the declared budget of %s", sm.Name, took.Round(time.Millisecond), budget)
 		}
 	},
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
 )
@@ -35,6 +36,12 @@ func subjectModes() map[string]func() error {
 			}
 			_, err := fmt.Print("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Name\ndata: {}\n")
 			return err
+		},
+		// Takes four seconds to render, whatever its source: over a budget
+		// of two.
+		"generate-slow": func() error {
+			time.Sleep(4 * time.Second)
+			return generatePlain()
 		},
 		// Labels its output with each ARGOCD_ENV_ value, passed through a
 		// shell command line to trim it: a value is executed.
