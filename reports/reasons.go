@@ -36,7 +36,10 @@ func Reasons(r *v1alpha1.ConformanceReport) []string {
 	// the plugin lacks ...), so a narrowed run says what it left out.
 	notRun, order := map[string][]string{}, []string(nil)
 	for _, res := range r.Results {
-		if res.Level == v1alpha1.LevelCore && (res.State == v1alpha1.StateSkipped || res.State == v1alpha1.StateNotSupported) {
+		// In the plugin profile a feature not declared is no reason (see
+		// Finalize): the certification lists it.
+		notSupported := res.State == v1alpha1.StateNotSupported && r.Profile != ProfilePlugin
+		if res.Level == v1alpha1.LevelCore && (res.State == v1alpha1.StateSkipped || notSupported) {
 			why := stateWord(res.State) + ": " + firstLine(res.Message)
 			if _, seen := notRun[why]; !seen {
 				order = append(order, why)

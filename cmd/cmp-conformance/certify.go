@@ -48,11 +48,18 @@ commented starter with:
   cmp-conformance certify --image my-plugin:1.4
   cmp-conformance certify --plugin-dir ./plugin --plugin-path ./bin --samples ./certify.yaml
 
-A check the plugin does not declare the feature of (discover, a failing
-sample, expected output) is not-supported. The verdict: conformant (exit 0)
-when every check passed; partially conformant (exit 3) when some were
-not-supported and nothing failed, with the features that passed; failed
-(exit 1). The report (<output>/reports/latest/summary.md) has a badge line
+A check needing a feature the plugin does not declare (discover, parameters;
+in certify.yaml: expect, failing, timeBudget) is not-supported, and the
+feature listed as not declared. The level, as Gateway API grades:
+  Conformant             0  no check failed
+  Partially Conformant   1  the checks every plugin must pass passed, a check
+                            of a declared feature failed (features that passed
+                            listed)
+  Not Conformant         1  a check every plugin must pass failed
+  Not Certified          3  interrupted, or checks filtered out
+  (bad usage             2, before anything starts: no image, no plugin.yaml,
+                            a certify.yaml that does not load)
+The report (<output>/reports/latest/summary.md) has a badge line
 to paste in your README.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
