@@ -61,6 +61,7 @@ const (
 	PreserveFileMode  Feature = argocd.FeaturePreserveFileMode
 	InitCommand       Feature = argocd.FeatureInitCommand
 	Parameters        Feature = argocd.FeatureParameters
+	Image             Feature = argocd.FeatureImage
 )
 
 // Role is the part a plugin plays for a check: checks ask for the plugin of a

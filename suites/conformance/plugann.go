@@ -31,6 +31,27 @@ var plugAnnouncements = Check{
 	},
 }
 
+var plugNoLeftovers = Check{
+	ID: "PLUG-011", Title: "generating the samples leaves nothing in the plugin's container outside its working copies",
+	Area: Plugin, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleSubject}, Requires: []Feature{Image},
+	Test: func(ctx context.Context, s *Suite) {
+		// A file left in /tmp, or anywhere else of the container, is read by
+		// the next application's generation: a leak across applications
+		// (and teams), and a disk that fills. What earlier checks left is
+		// not this check's to judge: only what its own generations add.
+		name := s.Plugin(RoleSubject).FullName()
+		before, err := s.Env.PluginLeftovers(ctx, name)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		for _, sm := range s.Certification().Samples {
+			ginkgo.By("sample " + sm.Name)
+			generate(ctx, s, sm, "plug-left")
+		}
+		after, err := s.Env.PluginLeftovers(ctx, name)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(difference(after, before)).To(gomega.BeEmpty(), "plugin %s left files outside its working copies, where the next application's generation can read them", name)
+	},
+}
+
 // announcementProblems lists what makes announcements ill formed, by the
 // parameterized-CMP proposal (docs/proposals/parameterized-config-management-plugins.md):
 // every one named, once; collectionType string (or none), array or map, with

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,6 +43,23 @@ func subjectModes() map[string]func() error {
 		"generate-slow": func() error {
 			time.Sleep(4 * time.Second)
 			return generatePlain()
+		},
+		// Keeps a copy of what it rendered in a cache of its own in /tmp,
+		// outside the working copy: the next application can read it.
+		"generate-caching": func() error {
+			var out bytes.Buffer
+			if err := plain.Generate(".", &out); err != nil {
+				return err
+			}
+			dir := filepath.Join(os.TempDir(), "cmp-broken-cache")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, hex.EncodeToString(out.Bytes()[:8])), out.Bytes(), 0o644); err != nil {
+				return err
+			}
+			_, err := os.Stdout.Write(out.Bytes())
+			return err
 		},
 		// Labels its output with each ARGOCD_ENV_ value, passed through a
 		// shell command line to trim it: a value is executed.
