@@ -1,7 +1,8 @@
 # cmp-conformance: two commands matter.
 #   make conformance   bring up Argo CD + plugins (embedded runtime), run the checks, write the report
 #   make test          unit tests, then the suite's self-test against the broken witnesses
-#                      (the catalogue at the newest version, the upgrade profile along SELFTEST_UPGRADE_PATHS)
+#                      (the catalogue at the newest version, the upgrade profile along SELFTEST_UPGRADE_PATHS,
+#                      the plugin profile, and the examples certified)
 #   make upgrade       the upgrade profile: Argo CD moved along each of UPGRADE_PATHS
 #   make matrix        the self-test at the matrix's other versions and upgrade paths
 #   make certify       certify one plugin image on its own samples (CERTIFY_IMAGE, CERTIFY_SAMPLES)
@@ -54,7 +55,7 @@ export ARGOCD_VERSION
 all: build
 
 help:
-	@sed -n '1,11p' Makefile
+	@sed -n '1,13p' Makefile
 
 build: $(BIN)
 
