@@ -303,7 +303,6 @@ func readWitness(file string) (conformance.Binding, string, *imageBuild, error) 
 			return conformance.Binding{}, "", nil, fmt.Errorf("image: true needs a Dockerfile beside it: %w", err)
 		}
 		p.Image = "cmp-conformance/broken-" + filepath.Base(dir) + ":dev"
-		p.Features[argocd.FeatureImage] = true
 		build = &imageBuild{Dir: dir, Tag: p.Image, Tools: w.ImageTools}
 	case len(w.ImageTools) > 0:
 		return conformance.Binding{}, "", nil, errors.New("imageTools needs image: true")

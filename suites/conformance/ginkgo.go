@@ -179,7 +179,7 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 	for _, role := range c.Roles {
 		p := b.Subjects[role].Plugin
 		for _, f := range c.Requires {
-			if !p.Features[string(f)] {
+			if !p.Has(string(f)) {
 				msg := fmt.Sprintf("plugin %s does not declare %s", p.FullName(), f)
 				ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotSupported, msg})
 				ginkgo.Skip(msg)

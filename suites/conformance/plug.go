@@ -85,7 +85,7 @@ var plugStable = Check{
 	Test: func(ctx context.Context, s *Suite) {
 		for _, sm := range s.Certification().Samples {
 			ginkgo.By("sample " + sm.Name)
-			then := sampleApp(ctx, s, sm, "plug-stable", true).When().CreateApp().Then().Expect(dsl.NoActionError())
+			then := created(ctx, s, sm, "plug-stable")
 			var runs [2][]string
 			for i := range runs {
 				m, err := then.Manifests(true)
@@ -206,7 +206,7 @@ var plugTimeBudget = Check{
 		budget := s.Certification().TimeBudget.Duration
 		for _, sm := range s.Certification().Samples {
 			ginkgo.By("sample " + sm.Name)
-			then := sampleApp(ctx, s, sm, "plug-time", true).When().CreateApp().Then().Expect(dsl.NoActionError())
+			then := created(ctx, s, sm, "plug-time")
 			// Timed as Argo CD's manifests API answers with its cache
 			// bypassed: the plugin's generation, plus the repo-server's
 			// checkout and streaming of the sample (milliseconds here).
@@ -277,11 +277,16 @@ func hostileSample(ctx context.Context, s *Suite, sm Sample, v string) *dsl.Cont
 		Plugin(s.Plugin(RoleSubject).FullName()).PluginEnv(env).Parameters(params...)
 }
 
+// created creates sm's named application, expecting it to be accepted.
+func created(ctx context.Context, s *Suite, sm Sample, prefix string) *dsl.Consequences {
+	ginkgo.GinkgoHelper()
+	return sampleApp(ctx, s, sm, prefix, true).When().CreateApp().Then().Expect(dsl.NoActionError())
+}
+
 // generate creates sm's named application and returns its manifests.
 func generate(ctx context.Context, s *Suite, sm Sample, prefix string) []string {
 	ginkgo.GinkgoHelper()
-	then := sampleApp(ctx, s, sm, prefix, true).When().CreateApp().Then().Expect(dsl.NoActionError())
-	m, err := then.Manifests(true)
+	m, err := created(ctx, s, sm, prefix).Manifests(true)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "generating sample %s", sm.Name)
 	return m
 }
