@@ -3,7 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"io/fs"
-	"path"
+	"strings"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/gitserver"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
@@ -78,11 +78,11 @@ func replaceWith(cert *Certification, from, to string) (gitserver.Change, error)
 		if err != nil {
 			return err
 		}
-		rel := p[len(root)+1:]
-		if root == "." {
-			rel = p
+		rel := p
+		if root != "." {
+			rel = strings.TrimPrefix(p, root+"/")
 		}
-		change.Files[path.Clean(rel)] = data
+		change.Files[rel] = data
 		return nil
 	})
 	return change, err
