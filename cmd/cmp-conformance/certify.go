@@ -5,22 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
+	"github.com/cmp-conformance/cmp-conformance/suites/certify"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
 // certifySubject is the plugin a certify run judges, and its samples.
 type certifySubject struct {
 	image, config, dir, samples string
-	// loaded is the subject once its image was read (certifyUsage): a bad
-	// image is bad usage, answered before anything starts.
-	loaded *argocd.Plugin
+	// binding is the subject bound to its samples once read (certifyUsage):
+	// a bad image is bad usage, answered before anything starts.
+	binding *conformance.Binding
+}
+
+// library is the subject as the certify library takes it.
+func (s *certifySubject) library(f *envFlags) certify.Config {
+	return certify.Config{Image: s.image, PluginYAML: s.config, PluginDir: s.dir, PluginPath: f.pluginPath, Samples: s.samples, Output: f.output}
 }
 
 func certifyCommand() *cobra.Command {
@@ -66,7 +70,7 @@ to paste in your README.`,
 			if initFile {
 				return writeStarter(s.samples)
 			}
-			if err := s.validate(); err != nil {
+			if err := s.library(&f.envFlags).Validate(); err != nil {
 				return err
 			}
 			f.certify = &s
@@ -92,25 +96,6 @@ to paste in your README.`,
 		_ = fl.MarkHidden(name)
 	}
 	return cmd
-}
-
-// validate answers bad certify usage before anything slow starts.
-func (s *certifySubject) validate() error {
-	switch {
-	case s.image == "" && s.dir == "":
-		return errors.New("give the plugin to certify: --image REF (an image on this machine) or --plugin-dir DIR (a folder with plugin.yaml)")
-	case s.image != "" && s.dir != "":
-		return errors.New("--image and --plugin-dir name the subject twice: choose one")
-	case s.config != "" && s.image == "":
-		return errors.New("--config goes with --image (the plugin.yaml mounted over the image's); a --plugin-dir holds its own plugin.yaml")
-	}
-	if s.dir != "" {
-		if _, err := argocd.LoadPlugin(s.dir); err != nil {
-			return err
-		}
-	}
-	_, err := conformance.LoadCertification(s.samples)
-	return err
 }
 
 // writeStarter writes the commented starter certification, never over a file.
@@ -144,56 +129,26 @@ func (f *runFlags) certifyUsage() error {
 	case f.certify.image != "" && f.runtime != "embedded":
 		return fmt.Errorf("--image runs on the embedded runtime only, for now (its sidecar dials the repo-server's socket folder on this host); --runtime %s cannot run plugin images yet", f.runtime)
 	}
-	if f.certify.image == "" {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := pluginimage.Ping(ctx); err != nil {
-		return err
-	}
-	owner, err := filepath.Abs(f.output)
-	if err != nil {
-		return err
-	}
 	// Read now: a missing image, one without plugin.yaml or with one
 	// argocd-cmp-server would refuse is bad usage, said in a second.
-	dir := filepath.Join(owner, "plugin-images", "subject")
-	var p argocd.Plugin
-	if f.certify.config != "" {
-		p, err = argocd.LoadPluginImageWithConfig(ctx, f.certify.image, f.certify.config, dir)
-	} else {
-		p, err = argocd.LoadPluginImage(ctx, f.certify.image, dir, owner)
-	}
+	b, err := certify.Load(ctx, f.certify.library(&f.envFlags))
 	if err != nil {
-		return fmt.Errorf("--image: %w", err)
+		return err
 	}
-	f.certify.loaded = &p
+	f.certify.binding = &b
 	return nil
 }
 
-// planCertify binds the subject (and, with selfTest, the witnesses of the
-// plugin profile) with their certifications.
+// planCertify binds the subject (read by certifyUsage) and, with selfTest,
+// the witnesses of the plugin profile.
 func planCertify(root string, s *certifySubject, selfTest bool) (*pluginPlan, error) {
-	cert, err := conformance.LoadCertification(s.samples)
-	if err != nil {
-		return nil, err
+	if s.binding == nil {
+		return nil, errors.New("the subject was not read before the run (certifyUsage)")
 	}
-	var p argocd.Plugin
-	switch {
-	case s.loaded != nil:
-		p = *s.loaded
-	case s.image != "":
-		return nil, errors.New("the image was not read before the run (certifyUsage)")
-	default:
-		if p, err = argocd.LoadPlugin(s.dir); err != nil {
-			return nil, err
-		}
-	}
-	claim(&p, cert)
 	plan := &pluginPlan{Checks: conformance.Profile()}
-	plan.add(conformance.Binding{Name: "certify", Certification: cert,
-		Subjects: map[conformance.Role]conformance.Subject{conformance.RoleSubject: {Role: conformance.RoleSubject, Plugin: p}}})
+	plan.add(*s.binding)
 	if !selfTest {
 		return plan, nil
 	}
@@ -201,11 +156,4 @@ func planCertify(root string, s *certifySubject, selfTest bool) (*pluginPlan, er
 		return nil, errors.New("--self-test needs the repository checkout (plugins/broken)")
 	}
 	return plan, plan.addWitnesses(root, profilePlugin)
-}
-
-// claim adds what the certification declares to the plugin's features.
-func claim(p *argocd.Plugin, cert *conformance.Certification) {
-	for _, f := range cert.Claims() {
-		p.Features[string(f)] = true
-	}
 }

@@ -308,14 +308,15 @@ func readWitness(file string) (conformance.Binding, string, *imageBuild, error) 
 		return conformance.Binding{}, "", nil, errors.New("imageTools needs image: true")
 	}
 	b := conformance.Binding{Name: "broken/" + filepath.Base(dir), Witness: true, MustFail: w.MustFail, FailsWith: failsWith, ForgedRecord: w.ForgedRecord}
+	b.Subjects = map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}
 	if w.Role == conformance.RoleSubject {
 		// A witness of the plugin profile is judged on samples of its own.
-		if b.Certification, err = conformance.LoadCertification(filepath.Join(dir, "certify.yaml")); err != nil {
+		cert, err := conformance.LoadCertification(filepath.Join(dir, "certify.yaml"))
+		if err != nil {
 			return conformance.Binding{}, "", nil, err
 		}
-		claim(&p, b.Certification)
+		b.Certification, b.Subjects = cert, cert.Bind(b.Name, p).Subjects
 	}
-	b.Subjects = map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}
 	return b, w.Profile, build, nil
 }
 

@@ -1,62 +1,13 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+	"github.com/cmp-conformance/cmp-conformance/suites/runner"
 )
-
-func TestProgramsAreDigestedAsTheSidecarFindsThem(t *testing.T) {
-	dir, bin := t.TempDir(), t.TempDir()
-	yaml := `apiVersion: argoproj.io/v1alpha1
-kind: ConfigManagementPlugin
-metadata: {name: p}
-spec:
-  init: {command: [cmp-x, init]}
-  generate: {command: [cmp-x, generate]}
-  discover: {find: {command: [sh, -c, "ls"]}}
-  parameters: {dynamic: {command: [cmp-missing]}}
-`
-	if err := os.WriteFile(filepath.Join(dir, "plugin.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(bin, "cmp-x"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p, err := argocd.LoadPlugin(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.PathDirs = []string{bin}
-	got := programs(p)
-	if len(got) != 3 {
-		t.Fatalf("programs = %+v, want cmp-x, sh, cmp-missing once each", got)
-	}
-	sum := sha256.Sum256([]byte("#!/bin/sh\n"))
-	if got[0].Name != "cmp-x" || got[0].Path != filepath.Join(bin, "cmp-x") || got[0].SHA256 != hex.EncodeToString(sum[:]) {
-		t.Errorf("cmp-x = %+v", got[0])
-	}
-	if got[1].Name != "sh" || !strings.HasSuffix(got[1].Path, "/sh") || got[1].SHA256 == "" {
-		t.Errorf("sh = %+v (looked up on PATH)", got[1])
-	}
-	if got[2].Name != "cmp-missing" || got[2].SHA256 != "" || got[2].Error == "" {
-		t.Errorf("cmp-missing = %+v, want an error and no digest", got[2])
-	}
-}
-
-func TestHarnessNamesTheBuild(t *testing.T) {
-	h := harness()
-	if h.Module == "" || h.Version == "" || len(h.SHA256) != 64 {
-		t.Errorf("harness = %+v", h)
-	}
-}
 
 // A bring-up that failed before it began leaves no environment: the report
 // still names the plugins, and nothing panics (a share once died so, and its
@@ -71,7 +22,7 @@ func TestDescribeEnvironmentWithoutEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := &v1alpha1.ConformanceReport{}
-	describeEnvironment(rep, nil, plan)
+	runner.DescribeEnvironment(rep, nil, plan.Bindings)
 	if len(rep.Subject.Plugins) == 0 {
 		t.Error("no plugins described")
 	}

@@ -4,34 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/argoproj/argo-cd/v3/pkg/apiclient"
-	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
-	repositorypkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/repository"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/mod/semver"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
-	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
-	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+	"github.com/cmp-conformance/cmp-conformance/suites/runner"
 )
 
 type runFlags struct {
@@ -168,21 +159,18 @@ func run(f *runFlags) error {
 		return err
 	}
 	reportDir := filepath.Join(out, "reports", runID)
-	rep := &v1alpha1.ConformanceReport{
-		Metadata:    v1alpha1.Metadata{RunID: runID, Date: started.UTC().Truncate(time.Second), Command: strings.Join(os.Args, " "), Harness: harness()},
-		Environment: v1alpha1.Environment{Runtime: f.runtime, Host: v1alpha1.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}},
-	}
-	rep.Metadata.LabelFilter = f.labelFilter
-	rep.Metadata.SuiteVersion = suiteVersionOf(rep.Metadata.Harness)
 	profile := profileCatalogue
 	if f.certify != nil {
 		profile = profilePlugin
 	}
 	if path != nil {
 		profile = profileUpgrade
+	}
+	rep := runner.NewReport(runID, f.runtime, profile, started)
+	rep.Metadata.LabelFilter = f.labelFilter
+	if path != nil {
 		rep.Environment.Notes = append(rep.Environment.Notes, "upgrade run along "+strings.Join(path, " -> ")+": the environment was brought up on "+path[0])
 	}
-	rep.Profile = profile
 	rec, err := reports.OpenRecorder(filepath.Join(reportDir, "results.jsonl"))
 	if err != nil {
 		return err
@@ -234,7 +222,7 @@ func run(f *runFlags) error {
 		return finish(err)
 	}
 	env, err := environment.Up(ctx, cfg)
-	describeEnvironment(rep, env, plan)
+	runner.DescribeEnvironment(rep, env, plan.Bindings)
 	for _, b := range pathBinaries {
 		rep.Environment.Binaries = append(rep.Environment.Binaries, v1alpha1.Binary{Name: b.Name, Version: b.Version, SHA256: b.SHA256, Source: b.Source, Path: b.Path})
 	}
@@ -268,23 +256,15 @@ func run(f *runFlags) error {
 // pass (the results may not say why, e.g. a spec that stopped early).
 func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, plan *pluginPlan, rec *reports.Recorder, suiteFailed *bool,
 	upgrade *conformance.UpgradeRun, targets map[string]argocd.Target, only func(binding, check string) bool) error {
-	conn, err := connect(ctx, env)
+	conn, err := runner.Connect(ctx, env)
 	if err != nil {
 		return err
 	}
-	defer func() { conn.closer.Close() }()
-	kc, err := kube.NewClient(env.Cluster.REST)
+	defer func() { conn.Close() }()
+	dslEnv, err := runner.DSL(env, conn)
 	if err != nil {
 		return err
 	}
-	cs, err := kubernetes.NewForConfig(env.Cluster.REST)
-	if err != nil {
-		return err
-	}
-	dslEnv := dsl.NewEnv(dsl.Env{Apps: conn.apps, Repos: conn.repos, Kube: kc, Clientset: cs, Git: env.Git,
-		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
-		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD, PluginFiles: env.ArgoCD, Discovery: env.ArgoCD,
-		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: conn.token})
 	if upgrade != nil {
 		upgrade.Switch = func(ctx context.Context, to string) (argocd.Hop, error) {
 			move := env.ArgoCD.Upgrade
@@ -298,11 +278,11 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 			dslEnv.ArgoCDVersion, dslEnv.CLIPath = to, targets[to].Binary
 			// The API client holds one connection and never redials it (Argo
 			// CD's BlockingNewClient): after the server restarted, connect anew.
-			conn.closer.Close()
-			if conn, err = connect(ctx, env); err != nil {
+			conn.Close()
+			if conn, err = runner.Connect(ctx, env); err != nil {
 				return hop, fmt.Errorf("connecting to Argo CD %s: %w", to, err)
 			}
-			dslEnv.Apps, dslEnv.Repos, dslEnv.Token = conn.apps, conn.repos, conn.token
+			dslEnv.Apps, dslEnv.Repos, dslEnv.Token = conn.Apps, conn.Repos, conn.Token
 			return hop, nil
 		}
 	}
@@ -336,153 +316,14 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	return recErr
 }
 
-// apiConn is a logged-in connection to Argo CD's API.
-type apiConn struct {
-	apps   applicationpkg.ApplicationServiceClient
-	repos  repositorypkg.RepositoryServiceClient
-	token  string
-	closer io.Closer
-}
-
-func connect(ctx context.Context, env *environment.Environment) (apiConn, error) {
-	token, err := env.ArgoCD.Login(ctx)
-	if err != nil {
-		return apiConn{}, err
-	}
-	client, err := apiclient.NewClient(&apiclient.ClientOptions{ServerAddr: env.ArgoCD.ServerAddr, PlainText: true,
-		AuthToken: token, ConfigPath: filepath.Join(env.Dir, "argocd-cli-config")})
-	if err != nil {
-		return apiConn{}, fmt.Errorf("argo CD API client: %w", err)
-	}
-	closer, apps, err := client.NewApplicationClient()
-	if err != nil {
-		return apiConn{}, fmt.Errorf("argo CD application client: %w", err)
-	}
-	reposCloser, repos, err := client.NewRepoClient()
-	if err != nil {
-		closer.Close()
-		return apiConn{}, fmt.Errorf("argo CD repository client: %w", err)
-	}
-	return apiConn{apps: apps, repos: repos, token: token, closer: closers{closer, reposCloser}}, nil
-}
-
-// closers closes each of its members.
-type closers []io.Closer
-
-func (cs closers) Close() error {
-	var errs []error
-	for _, c := range cs {
-		errs = append(errs, c.Close())
-	}
-	return errors.Join(errs...)
-}
-
-// describeEnvironment fills what is known of the environment, even after a
-// partial bring-up.
-func describeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Environment, plan *pluginPlan) {
-	// env is nil when bring-up failed before it began (a binary missing).
-	var pluginPath, warnings []string
-	if env != nil {
-		pluginPath = env.Config.PluginPath
-	}
-	for _, b := range plan.Bindings {
-		if b.Witness {
-			continue
-		}
-		for _, s := range b.Subjects {
-			p := s.Plugin
-			// Found as its sidecar finds them: the environment puts the
-			// plugin path after the plugin's own folders.
-			p.PathDirs = append(append([]string{}, p.PathDirs...), pluginPath...)
-			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256, Programs: programs(p),
-				Image: p.Image, ImageID: p.ImageID})
-			for _, w := range p.Warnings {
-				warnings = append(warnings, "plugin "+p.FullName()+": "+w)
-			}
-		}
-	}
-	slices.Sort(warnings)
-	rep.Environment.Notes = append(rep.Environment.Notes, warnings...)
-	// Subjects is a map: sorted, the report reads the same run to run.
-	slices.SortFunc(rep.Subject.Plugins, func(a, b v1alpha1.Plugin) int { return strings.Compare(a.Name, b.Name) })
-	if env == nil {
-		return
-	}
-	if env.Provider != nil {
-		rep.Environment.Provider = env.Provider.Name()
-	}
-	if env.Cluster != nil {
-		rep.Environment.KubernetesVersion = env.Cluster.KubernetesVersion
-	}
-	for _, p := range env.Phases {
-		rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: p.Name, Seconds: p.Seconds})
-	}
-	if env.Tools == nil {
-		return
-	}
-	rep.Environment.ArgoCDVersion = env.Tools.ArgoCDVersion
-	rep.Environment.Notes = append(rep.Environment.Notes, env.Tools.Notes...)
-	for _, d := range env.Tools.Deviations {
-		rep.Environment.Deviations = append(rep.Environment.Deviations, v1alpha1.Deviation{Tool: d.Tool, Pinned: d.Pinned, Used: d.Used, Reason: d.Reason})
-	}
-	if note := helmSDKNote(env); note != "" {
-		rep.Environment.Notes = append(rep.Environment.Notes, note)
-	}
-	for _, b := range env.Tools.Ordered() {
-		rep.Environment.Binaries = append(rep.Environment.Binaries, v1alpha1.Binary{Name: b.Name, Version: b.Version, SHA256: b.SHA256, Source: b.Source, Path: b.Path})
-	}
-}
-
-// helmSDKNote says which Helm SDK the Helm plugin was built on, and whether
-// it is the Helm that this Argo CD version pins (the HELM checks compare the
-// plugin with that Helm).
-func helmSDKNote(env *environment.Environment) string {
-	native, ok := env.Tools.Binaries[toolchain.Helm]
-	if !ok {
-		return ""
-	}
-	for _, dir := range env.Config.PluginPath {
-		out, err := exec.Command(filepath.Join(dir, "cmp-helm"), "version").Output()
-		if err != nil {
-			continue
-		}
-		sdk := strings.TrimPrefix(strings.TrimSpace(string(out)), "helm ")
-		if sdk == native.Version {
-			return fmt.Sprintf("the Helm plugin is built on Helm SDK %s, the Helm Argo CD %s pins", sdk, env.Tools.ArgoCDVersion)
-		}
-		return fmt.Sprintf("the Helm plugin is built on Helm SDK %s, but Argo CD %s pins Helm %s: HELM checks compare the two", sdk, env.Tools.ArgoCDVersion, native.Version)
-	}
-	return ""
-}
-
-// reproduce is the command that runs the same thing again, with the version
-// that was resolved made explicit.
+// writeReport writes the run's report and turns its exit status into the
+// command's.
 func writeReport(out, reportDir string, rep *v1alpha1.ConformanceReport, suiteFailed bool) error {
-	results, selfTests, err := reports.ReadAll(filepath.Join(reportDir, "results.jsonl"))
+	code, err := runner.WriteReport(out, reportDir, rep, suiteFailed, os.Stderr)
 	if err != nil {
 		return err
 	}
-	rep.Results, rep.SelfTest = results, selfTests
-	reports.Finalize(rep)
-	if suiteFailed && rep.Summary.Verdict == v1alpha1.VerdictPassed {
-		// Ginkgo failed although no recorded result did: never report that as a pass.
-		rep.Error = "the Ginkgo suite did not pass although no recorded check failed (a spec stopped early or failed outside a check); see the run output"
-		reports.Finalize(rep)
-	}
-	if err := reports.Write(reportDir, rep); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if err := reports.Publish(filepath.Join(out, "reports"), rep.Metadata.RunID); err != nil {
-		return err
-	}
-	c := rep.Summary.Counts[v1alpha1.LevelCore]
-	fmt.Fprintf(os.Stderr, "\nverdict: %s (Core: %d passed, %d failed, %d not-supported, %d skipped; bring-up %.1fs, suite %.1fs)\n",
-		rep.Summary.Verdict, c.Passed, c.Failed, c.NotSupported, c.Skipped, rep.Timings.BringUpSeconds, rep.Timings.SuiteSeconds)
-	for _, why := range reports.Reasons(rep) {
-		fmt.Fprintf(os.Stderr, "  why: %s\n", why)
-	}
-	fmt.Fprintf(os.Stderr, "report: %s\n", filepath.Join(reportDir, reports.SummaryMD))
-	if code := reports.ExitCode(rep); code != 0 {
+	if code != 0 {
 		return exitError{code}
 	}
 	return nil

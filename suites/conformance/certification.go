@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 )
 
 // Certification is a plugin author's certify.yaml: the sample applications
@@ -214,6 +217,20 @@ func (c *Certification) Claims() []Feature {
 		out = append(out, TimeBudget)
 	}
 	return out
+}
+
+// Bind is the binding that judges p on the certification's samples: p is
+// the subject, with the features the certification claims added to those
+// its plugin.yaml declares.
+func (c *Certification) Bind(name string, p argocd.Plugin) Binding {
+	p.Features = maps.Clone(p.Features)
+	if p.Features == nil {
+		p.Features = map[string]bool{}
+	}
+	for _, f := range c.Claims() {
+		p.Features[string(f)] = true
+	}
+	return Binding{Name: name, Certification: c, Subjects: map[Role]Subject{RoleSubject: {Role: RoleSubject, Plugin: p}}}
 }
 
 // Read reads a file of the certification (a path it validated).

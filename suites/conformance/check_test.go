@@ -172,6 +172,8 @@ func TestKeyOf(t *testing.T) {
 	}{
 		{containers: []string{"cmp-conformance", "broken/plain-pinned"}, want: specKey{"broken/plain-pinned", "", "leaf"}, ok: true},
 		{containers: []string{"cmp-conformance", "upgrade", "hop v3.0.23 -> v3.2.11", "conformance"}, want: specKey{"conformance", "v3.0.23 -> v3.2.11", "leaf"}, ok: true},
+		{containers: []string{"certify my-plugin", "cmp-conformance", "certify"}, want: specKey{"certify", "", "leaf"}, ok: true},
+		{containers: []string{"cmp-conformance", "x", "cmp-conformance", "certify"}, want: specKey{"certify", "", "leaf"}, ok: true},
 		{containers: []string{"cmp-conformance"}},
 		{containers: []string{"cmp-conformance", "other", "x", "y"}},
 	} {

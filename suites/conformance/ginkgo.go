@@ -37,6 +37,11 @@ type Config struct {
 	// and check ID) and leaves the others out of the tree: the share of one
 	// process of a parallel run, whose other shares record the rest.
 	Only func(binding, checkID string) bool
+	// Done, when set, is called once every spec of the tree has been
+	// recorded, in the process that ran them: where no suite-level hook
+	// can be had (the tree inside an author's own Ginkgo suite), the
+	// moment to write the report.
+	Done func()
 }
 
 // CheckTimeout bounds one check: a check whose expectations all have their
@@ -97,6 +102,9 @@ type specInfo struct {
 	hop     string
 }
 
+// treeName is the container that holds the checks.
+const treeName = "cmp-conformance"
+
 // Register builds the Ginkgo tree: one Describe per binding, one It per check
 // the binding can run. Call it before Run (or RunSpecs in your own suite).
 func Register(cfg Config) error {
@@ -109,7 +117,7 @@ func Register(cfg Config) error {
 		return fmt.Errorf("--label-filter %q: %w", cfg.LabelFilter, err)
 	}
 	specs := map[specKey]specInfo{}
-	ginkgo.Describe("cmp-conformance", func() {
+	ginkgo.Describe(treeName, func() {
 		if cfg.Upgrade != nil {
 			var upg []Check
 			for _, c := range checks {
@@ -134,29 +142,40 @@ func Register(cfg Config) error {
 			})
 		}
 	})
+	recorded := map[specKey]bool{}
 	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
 		key, ok := keyOf(r)
 		if !ok {
 			return
 		}
 		info, ok := specs[key]
-		if !ok {
+		if !ok || recorded[key] {
 			return
 		}
+		recorded[key] = true
 		record(cfg, info, r, selected(info.check.Labels()))
+		if cfg.Done != nil && len(recorded) == len(specs) {
+			cfg.Done()
+		}
 	})
 	return nil
 }
 
 // keyOf finds a spec's key from its containers: cmp-conformance/<binding>,
-// or cmp-conformance/upgrade/hop <name>/<binding>.
+// or cmp-conformance/upgrade/hop <name>/<binding>, below whatever containers
+// hold the tree (an author's own Ginkgo suite).
 func keyOf(r ginkgo.SpecReport) (specKey, bool) {
-	h := r.ContainerHierarchyTexts
-	switch {
-	case len(h) == 4 && h[1] == "upgrade":
-		return specKey{h[3], strings.TrimPrefix(h[2], "hop "), r.LeafNodeText}, true
-	case len(h) == 2:
-		return specKey{h[1], "", r.LeafNodeText}, true
+	all := r.ContainerHierarchyTexts
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i] != treeName {
+			continue
+		}
+		switch h := all[i:]; {
+		case len(h) == 4 && h[1] == "upgrade":
+			return specKey{h[3], strings.TrimPrefix(h[2], "hop "), r.LeafNodeText}, true
+		case len(h) == 2:
+			return specKey{h[1], "", r.LeafNodeText}, true
+		}
 	}
 	return specKey{}, false
 }

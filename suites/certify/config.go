@@ -1,0 +1,158 @@
+// Package certify certifies one Config Management Plugin as it ships, on its
+// author's sample applications: the plugin profile (checks PLUG-*) as a
+// library, for an author's own `go test`. It is what `cmp-conformance
+// certify` runs, in csi-sanity's shape: a Config in, a test tree out.
+//
+// The plain testing.T form:
+//
+//	func TestCertify(t *testing.T) {
+//		certify.Test(t, certify.Config{Image: "my-plugin:1.4", Samples: "certify.yaml"})
+//	}
+//
+// The Ginkgo form, beside the author's own specs:
+//
+//	var _ = certify.Describe(certify.Config{Image: "my-plugin:1.4"})
+//
+// Either brings up the embedded environment (Kubernetes and Argo CD as
+// processes, the plugin's image as Argo CD's documented sidecar), runs the
+// profile, takes the environment down and writes the report under
+// Config.Output. A cold machine builds Argo CD's binaries first (minutes; they
+// are cached under $XDG_CACHE_HOME/cmp-conformance): give `go test` a
+// -timeout that allows it.
+package certify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+)
+
+// Config is the plugin to certify, its samples, and where the run happens.
+type Config struct {
+	// Image is the plugin as it ships: an image present on this machine
+	// (nothing is pulled), its plugin.yaml read from pluginimage.ConfigPath.
+	Image string
+	// PluginYAML, with Image, is a plugin.yaml of the host mounted over the
+	// image's own, as a ConfigMap would be.
+	PluginYAML string
+	// PluginDir is a folder with plugin.yaml, for a plugin developed on the
+	// host instead of an image; its programs are found on PluginPath.
+	PluginDir  string
+	PluginPath []string
+	// Samples is the certification file (default "certify.yaml"):
+	// `cmp-conformance certify --init` writes a commented starter.
+	Samples string
+	// ArgoCDVersion is the Argo CD to judge the plugin on ("": the newest
+	// this machine can obtain).
+	ArgoCDVersion string
+	// Output holds the reports (<Output>/reports/<run-id>, and
+	// <Output>/reports/latest) and the environment's state (default
+	// "_output").
+	Output string
+	// PortBase is the first of the 127.0.0.1 ports the run listens on
+	// (default 18080; see `cmp-conformance run --help`).
+	PortBase int
+	// ReadyTimeout bounds each wait of the bring-up (default 2 minutes).
+	ReadyTimeout time.Duration
+	// Toolchain says how Argo CD's binaries are obtained (cached, downloaded
+	// or built from source).
+	Toolchain toolchain.Options
+	// Progress receives the bring-up's progress and the verdict (default
+	// os.Stderr; io.Discard for none).
+	Progress io.Writer
+}
+
+func (c Config) withDefaults() Config {
+	if c.Samples == "" {
+		c.Samples = "certify.yaml"
+	}
+	if c.Output == "" {
+		c.Output = "_output"
+	}
+	if c.PortBase == 0 {
+		c.PortBase = 18080
+	}
+	if c.ReadyTimeout == 0 {
+		c.ReadyTimeout = 2 * time.Minute
+	}
+	if c.Progress == nil {
+		c.Progress = os.Stderr
+	}
+	if c.Toolchain.Progress == nil {
+		c.Toolchain.Progress = c.Progress
+	}
+	return c
+}
+
+// Validate answers a Config that names no plugin, or names it twice, and a
+// certification file that does not load: at once, before anything starts.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case c.Image == "" && c.PluginDir == "":
+		return errors.New("name the plugin to certify: an image on this machine (--image, Config.Image) or a folder with plugin.yaml (--plugin-dir, Config.PluginDir)")
+	case c.Image != "" && c.PluginDir != "":
+		return errors.New("an image (--image, Config.Image) and a folder (--plugin-dir, Config.PluginDir) name the plugin twice: choose one")
+	case c.PluginYAML != "" && c.Image == "":
+		return errors.New("a plugin.yaml to mount (--config, Config.PluginYAML) goes with an image; a plugin folder holds its own plugin.yaml")
+	}
+	if c.PluginDir != "" {
+		if _, err := argocd.LoadPlugin(c.PluginDir); err != nil {
+			return err
+		}
+	}
+	_, err := conformance.LoadCertification(c.Samples)
+	return err
+}
+
+// Load reads the plugin (from its image, through Docker: a second or two)
+// and its certification, and binds them: the binding the profile judges.
+// A missing image, one without plugin.yaml, or a plugin.yaml
+// argocd-cmp-server would refuse is an error here, before anything starts.
+func Load(ctx context.Context, c Config) (conformance.Binding, error) {
+	c = c.withDefaults()
+	if err := c.Validate(); err != nil {
+		return conformance.Binding{}, err
+	}
+	cert, err := conformance.LoadCertification(c.Samples)
+	if err != nil {
+		return conformance.Binding{}, err
+	}
+	var p argocd.Plugin
+	if c.Image == "" {
+		if p, err = argocd.LoadPlugin(c.PluginDir); err != nil {
+			return conformance.Binding{}, err
+		}
+		return cert.Bind(bindingName, p), nil
+	}
+	if err := pluginimage.Ping(ctx); err != nil {
+		return conformance.Binding{}, err
+	}
+	owner, err := filepath.Abs(c.Output)
+	if err != nil {
+		return conformance.Binding{}, err
+	}
+	// The plugin.yaml the run judges is kept with the run's files.
+	dir := filepath.Join(owner, "plugin-images", "subject")
+	if c.PluginYAML != "" {
+		p, err = argocd.LoadPluginImageWithConfig(ctx, c.Image, c.PluginYAML, dir)
+	} else {
+		p, err = argocd.LoadPluginImage(ctx, c.Image, dir, owner)
+	}
+	if err != nil {
+		return conformance.Binding{}, fmt.Errorf("--image: %w", err)
+	}
+	return cert.Bind(bindingName, p), nil
+}
+
+// bindingName names the subject's binding in the report and the test tree.
+const bindingName = "certify"

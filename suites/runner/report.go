@@ -1,0 +1,144 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/reports"
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+)
+
+// NewReport starts the report of a run: who ran what, where, and when.
+func NewReport(runID, runtimeName, profile string, started time.Time) *v1alpha1.ConformanceReport {
+	h := Harness()
+	return &v1alpha1.ConformanceReport{
+		Metadata: v1alpha1.Metadata{RunID: runID, Date: started.UTC().Truncate(time.Second), Command: strings.Join(os.Args, " "),
+			Harness: h, SuiteVersion: SuiteVersion(h)},
+		Environment: v1alpha1.Environment{Runtime: runtimeName, Host: v1alpha1.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}},
+		Profile:     profile,
+	}
+}
+
+// DescribeEnvironment fills what is known of the environment and of the
+// plugins the bindings judge (witnesses aside), even after a partial
+// bring-up: env is nil when it failed before it began (a binary missing).
+func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Environment, bindings []conformance.Binding) {
+	var pluginPath, warnings []string
+	if env != nil {
+		pluginPath = env.Config.PluginPath
+	}
+	for _, b := range bindings {
+		if b.Witness {
+			continue
+		}
+		for _, s := range b.Subjects {
+			p := s.Plugin
+			// Found as its sidecar finds them: the environment puts the
+			// plugin path after the plugin's own folders.
+			p.PathDirs = append(append([]string{}, p.PathDirs...), pluginPath...)
+			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256, Programs: programs(p),
+				Image: p.Image, ImageID: p.ImageID})
+			for _, w := range p.Warnings {
+				warnings = append(warnings, "plugin "+p.FullName()+": "+w)
+			}
+		}
+	}
+	slices.Sort(warnings)
+	rep.Environment.Notes = append(rep.Environment.Notes, warnings...)
+	// Subjects is a map: sorted, the report reads the same run to run.
+	slices.SortFunc(rep.Subject.Plugins, func(a, b v1alpha1.Plugin) int { return strings.Compare(a.Name, b.Name) })
+	if env == nil {
+		return
+	}
+	if env.Provider != nil {
+		rep.Environment.Provider = env.Provider.Name()
+	}
+	if env.Cluster != nil {
+		rep.Environment.KubernetesVersion = env.Cluster.KubernetesVersion
+	}
+	for _, p := range env.Phases {
+		rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: p.Name, Seconds: p.Seconds})
+	}
+	if env.Tools == nil {
+		return
+	}
+	rep.Environment.ArgoCDVersion = env.Tools.ArgoCDVersion
+	rep.Environment.Notes = append(rep.Environment.Notes, env.Tools.Notes...)
+	for _, d := range env.Tools.Deviations {
+		rep.Environment.Deviations = append(rep.Environment.Deviations, v1alpha1.Deviation{Tool: d.Tool, Pinned: d.Pinned, Used: d.Used, Reason: d.Reason})
+	}
+	if note := helmSDKNote(env); note != "" {
+		rep.Environment.Notes = append(rep.Environment.Notes, note)
+	}
+	for _, b := range env.Tools.Ordered() {
+		rep.Environment.Binaries = append(rep.Environment.Binaries, v1alpha1.Binary{Name: b.Name, Version: b.Version, SHA256: b.SHA256, Source: b.Source, Path: b.Path})
+	}
+}
+
+// helmSDKNote says which Helm SDK the Helm plugin was built on, and whether
+// it is the Helm that this Argo CD version pins (the HELM checks compare the
+// plugin with that Helm).
+func helmSDKNote(env *environment.Environment) string {
+	native, ok := env.Tools.Binaries[toolchain.Helm]
+	if !ok {
+		return ""
+	}
+	for _, dir := range env.Config.PluginPath {
+		out, err := exec.Command(filepath.Join(dir, "cmp-helm"), "version").Output()
+		if err != nil {
+			continue
+		}
+		sdk := strings.TrimPrefix(strings.TrimSpace(string(out)), "helm ")
+		if sdk == native.Version {
+			return fmt.Sprintf("the Helm plugin is built on Helm SDK %s, the Helm Argo CD %s pins", sdk, env.Tools.ArgoCDVersion)
+		}
+		return fmt.Sprintf("the Helm plugin is built on Helm SDK %s, but Argo CD %s pins Helm %s: HELM checks compare the two", sdk, env.Tools.ArgoCDVersion, native.Version)
+	}
+	return ""
+}
+
+// WriteReport reads the results recorded under reportDir into rep, decides
+// the verdict, writes the report and points <out>/reports/latest at it,
+// tells w the verdict and why, and returns the run's exit status.
+// suiteFailed says that Ginkgo itself did not pass (the results may not say
+// why: a spec that stopped early).
+func WriteReport(out, reportDir string, rep *v1alpha1.ConformanceReport, suiteFailed bool, w io.Writer) (int, error) {
+	results, selfTests, err := reports.ReadAll(filepath.Join(reportDir, "results.jsonl"))
+	if err != nil {
+		return 1, err
+	}
+	rep.Results, rep.SelfTest = results, selfTests
+	reports.Finalize(rep)
+	if suiteFailed && rep.Summary.Verdict == v1alpha1.VerdictPassed {
+		// Ginkgo failed although no recorded result did: never report that as a pass.
+		rep.Error = "the Ginkgo suite did not pass although no recorded check failed (a spec stopped early or failed outside a check); see the run output"
+		reports.Finalize(rep)
+	}
+	if err := reports.Write(reportDir, rep); err != nil {
+		return 1, fmt.Errorf("writing the report: %w", err)
+	}
+	if err := reports.Publish(filepath.Join(out, "reports"), rep.Metadata.RunID); err != nil {
+		return 1, err
+	}
+	c := rep.Summary.Counts[v1alpha1.LevelCore]
+	fmt.Fprintf(w, "\nverdict: %s (Core: %d passed, %d failed, %d not-supported, %d skipped; bring-up %.1fs, suite %.1fs)\n",
+		rep.Summary.Verdict, c.Passed, c.Failed, c.NotSupported, c.Skipped, rep.Timings.BringUpSeconds, rep.Timings.SuiteSeconds)
+	if cert := rep.Certification; cert != nil {
+		fmt.Fprintf(w, "certification: %s is %s\n", cert.Subject, cert.Level)
+	}
+	for _, why := range reports.Reasons(rep) {
+		fmt.Fprintf(w, "  why: %s\n", why)
+	}
+	fmt.Fprintf(w, "report: %s\n", filepath.Join(reportDir, reports.SummaryMD))
+	return reports.ExitCode(rep), nil
+}
