@@ -52,6 +52,10 @@ type Sample struct {
 	// Env is spec.source.plugin.env (Argo CD prefixes each name ARGOCD_ENV_).
 	Env    []v1alpha1.EnvEntry `json:"env,omitempty"`
 	Expect *Expected           `json:"expect,omitempty"`
+	// Reaches names string parameters whose value the plugin puts, as
+	// given, into what it generates (PLUG-012 sets each to a fresh value
+	// and looks for it).
+	Reaches []string `json:"reaches,omitempty"`
 }
 
 // Expected is what a sample must generate.
@@ -79,9 +83,10 @@ const (
 // Features a certification can claim beyond plugin.yaml's: the checks that
 // need them are not-supported without.
 const (
-	ExpectedOutput Feature = "ExpectedOutput"
-	FailingInput   Feature = "FailingSample"
-	TimeBudget     Feature = "TimeBudget"
+	ExpectedOutput  Feature = "ExpectedOutput"
+	FailingInput    Feature = "FailingSample"
+	TimeBudget      Feature = "TimeBudget"
+	ParameterOutput Feature = "ParameterOutput"
 )
 
 // sampleName is what a sample's name must look like: it starts application
@@ -144,6 +149,7 @@ func (c *Certification) validate() error {
 			}
 			params[p.Name] = true
 		}
+		errs = append(errs, reachesProblem(where, s))
 		if e := s.Expect; e != nil {
 			if e.Golden == "" && len(e.Kinds) == 0 {
 				errs = append(errs, fmt.Errorf("%s.expect: give golden, kinds or both (or leave expect out)", where))
@@ -166,6 +172,24 @@ func (c *Certification) validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// reachesProblem refuses a reaches list that names a parameter twice, or
+// one the sample sets as an array or a map: the check sets a string.
+func reachesProblem(where string, s Sample) error {
+	seen := map[string]bool{}
+	for _, name := range s.Reaches {
+		if name == "" || seen[name] {
+			return fmt.Errorf("%s.reaches: name each parameter once", where)
+		}
+		seen[name] = true
+		for _, p := range s.Parameters {
+			if p.Name == name && (p.OptionalArray != nil || p.OptionalMap != nil) {
+				return fmt.Errorf("%s.reaches: %s is set as an array or a map; reaches takes string parameters", where, name)
+			}
+		}
+	}
+	return nil
 }
 
 // clean turns a path of the file into one of FS, refusing one that leaves
@@ -215,6 +239,9 @@ func (c *Certification) Claims() []Feature {
 	}
 	if c.TimeBudget != nil {
 		out = append(out, TimeBudget)
+	}
+	if slices.ContainsFunc(c.Samples, func(s Sample) bool { return len(s.Reaches) > 0 }) {
+		out = append(out, ParameterOutput)
 	}
 	return out
 }
@@ -285,6 +312,9 @@ samples:
     # expect:
     #   golden: samples/basic.golden.yaml
     #   kinds: {ConfigMap: 1, Deployment: 1}
+    # String parameters whose value your plugin puts, as given, into what
+    # it generates: each is set to a fresh value, which must appear.
+    # reaches: [greeting]
 # Folders your plugin's discovery must not claim, beyond a plain YAML folder
 # (Argo CD's own Directory type, which no plugin may take):
 # foreign:

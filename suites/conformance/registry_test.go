@@ -28,7 +28,7 @@ func TestRegistry(t *testing.T) {
 		Local: true, Service: true, Faults: true, Helm: true, Upgrade: true, Discover: true, Initializing: true, Files: true, Plugin: true}
 	levels := map[v1alpha1.Level]bool{Core: true, Extended: true, Provisional: true}
 	features := map[Feature]bool{Discovery: true, StaticParameters: true, DynamicParameters: true, PreserveFileMode: true, InitCommand: true,
-		ExpectedOutput: true, FailingInput: true, TimeBudget: true, Parameters: true, Image: true}
+		ExpectedOutput: true, FailingInput: true, TimeBudget: true, ParameterOutput: true, Parameters: true, Image: true}
 	roles := map[Role]bool{RolePlain: true, RoleParameterized: true, RoleFaultyDynamic: true, RoleService: true, RoleFaultyGenerate: true, RoleHelm: true,
 		RoleFiles: true, RolePreserveFileMode: true, RoleInit: true, RoleDiscoverFileName: true, RoleDiscoverGlob: true, RoleDiscoverCommand: true, RoleNamedOnly: true, RoleSubject: true}
 	seen := map[string]bool{}
