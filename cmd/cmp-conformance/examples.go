@@ -97,28 +97,25 @@ func buildExampleImage(ctx context.Context, dir, bin, work, tag string) (plugini
 	if err != nil {
 		return pluginimage.Image{}, err
 	}
-	tmp, err := os.MkdirTemp("", "cmpc-example-")
-	if err != nil {
-		return pluginimage.Image{}, err
-	}
-	defer os.RemoveAll(tmp)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return pluginimage.Image{}, err
 	}
+	files := map[string]string{}
 	for _, e := range entries {
 		if e.Type().IsRegular() {
-			if err := copyFile(filepath.Join(dir, e.Name()), filepath.Join(tmp, e.Name())); err != nil {
-				return pluginimage.Image{}, err
-			}
+			files[e.Name()] = filepath.Join(dir, e.Name())
 		}
 	}
 	for _, prog := range p.Programs {
 		if _, err := os.Stat(filepath.Join(bin, prog)); err == nil {
-			if err := copyFile(filepath.Join(bin, prog), filepath.Join(tmp, prog)); err != nil {
-				return pluginimage.Image{}, err
-			}
+			files[prog] = filepath.Join(bin, prog)
 		}
 	}
+	tmp, err := stage(files)
+	if err != nil {
+		return pluginimage.Image{}, fmt.Errorf("image %s: %w", tag, err)
+	}
+	defer os.RemoveAll(tmp)
 	return pluginimage.BuildWithArgs(ctx, tmp, tag, args, io.Discard)
 }

@@ -110,11 +110,6 @@ func buildReferenceImage(ctx context.Context, dir, bin, tag string, tools []stri
 	if err != nil {
 		return pluginimage.Image{}, err
 	}
-	tmp, err := os.MkdirTemp("", "cmpc-image-")
-	if err != nil {
-		return pluginimage.Image{}, err
-	}
-	defer os.RemoveAll(tmp)
 	files := map[string]string{"Dockerfile": filepath.Join(dir, "Dockerfile"), "plugin.yaml": filepath.Join(dir, "plugin.yaml")}
 	for _, prog := range p.Programs {
 		files[prog] = filepath.Join(bin, prog)
@@ -129,12 +124,28 @@ func buildReferenceImage(ctx context.Context, dir, bin, tag string, tools []stri
 		}
 		files[t] = path
 	}
+	tmp, err := stage(files)
+	if err != nil {
+		return pluginimage.Image{}, fmt.Errorf("image %s: %w", tag, err)
+	}
+	defer os.RemoveAll(tmp)
+	return pluginimage.Build(ctx, tmp, tag, log)
+}
+
+// stage copies files (name in the context: source path) into a new build
+// context, a temporary folder the caller removes.
+func stage(files map[string]string) (string, error) {
+	tmp, err := os.MkdirTemp("", "cmpc-image-")
+	if err != nil {
+		return "", err
+	}
 	for name, src := range files {
 		if err := copyFile(src, filepath.Join(tmp, name)); err != nil {
-			return pluginimage.Image{}, fmt.Errorf("image %s: %w", tag, err)
+			os.RemoveAll(tmp)
+			return "", err
 		}
 	}
-	return pluginimage.Build(ctx, tmp, tag, log)
+	return tmp, nil
 }
 
 // buildWitnessImages builds the images of witnesses that ship as one, from
