@@ -16,50 +16,60 @@ import (
 )
 
 // Describe registers the certification as an Ordered Ginkgo container, for
-// an author's own Ginkgo suite (var _ = certify.Describe(cfg)): a BeforeAll
-// brings the environment up, one spec per check of the plugin profile judges
-// the plugin (a check of a feature it does not declare is skipped as
-// not-supported), and the environment is taken down after the last, Ctrl-C
-// included. The report is written under cfg.Output when the last spec is
-// recorded. A plugin or certification file that does not load is one
-// failing spec that says why. The specs keep running after a failure
-// (ContinueOnFailure): a certification judges every check.
+// an author's own Ginkgo suite (var _ = certify.Describe(cfg); not inside
+// another Ordered container): a BeforeAll brings the environment up, one
+// spec per check of the plugin profile judges the plugin (a check of a
+// feature it does not declare is skipped as not-supported), and the
+// environment is taken down after the last, Ctrl-C included. The report is
+// written under cfg.Output when the last spec is recorded. A plugin or
+// certification file that does not load is one failing spec that says why.
+// The specs keep running after a failure (ContinueOnFailure): a
+// certification judges every check.
 func Describe(cfg Config) bool {
+	ginkgo.Describe("certify "+subjectName(cfg), ginkgo.Ordered, ginkgo.ContinueOnFailure, func() { describe(cfg) })
+	return true
+}
+
+// describe builds the container's tree and returns its session (nil when
+// the plugin or its certification did not load).
+func describe(cfg Config) *session {
 	cfg = cfg.withDefaults()
-	return ginkgo.Describe("certify "+subjectName(cfg), ginkgo.Ordered, ginkgo.ContinueOnFailure, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		b, err := Load(ctx, cfg)
-		if err == nil {
-			err = register(cfg, b)
-		}
-		if err != nil {
-			ginkgo.It("loads the plugin and its certification", func() { ginkgo.Fail(err.Error()) })
-		}
-	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := Load(ctx, cfg)
+	var s *session
+	if err == nil {
+		s, err = newSession(cfg, b, ginkgo.GinkgoLabelFilter())
+	}
+	if err == nil {
+		err = register(s, b)
+	}
+	if err != nil {
+		ginkgo.It("loads the plugin and its certification", func() { ginkgo.Fail(err.Error()) })
+		return nil
+	}
+	return s
 }
 
 // register builds the tree of one certification.
-func register(cfg Config, b conformance.Binding) error {
-	s, err := newSession(cfg, b)
-	if err != nil {
-		return err
-	}
+func register(s *session, b conformance.Binding) error {
 	ginkgo.BeforeAll(func(ctx ginkgo.SpecContext) {
 		// Registered first: a bring-up that failed halfway is taken down too.
-		ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
-			gomega.Expect(s.down(ctx)).To(gomega.Succeed())
-		}, ginkgo.NodeTimeout(4*time.Minute))
-		gomega.Expect(s.up(ctx)).To(gomega.Succeed())
+		ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) { s.takeDown(ctx) }, ginkgo.NodeTimeout(4*time.Minute))
+		if err := s.up(ctx); err != nil {
+			ginkgo.Fail(upFailed + err.Error())
+		}
 	})
 	return conformance.Register(conformance.Config{
 		Env:         func() *dsl.Env { return s.dsl },
 		Bindings:    []conformance.Binding{b},
 		Checks:      conformance.Profile(),
-		LabelFilter: ginkgo.GinkgoLabelFilter(),
+		LabelFilter: s.labelFilter,
 		Record:      s.record,
 		Done: func() {
-			if _, err := s.finish(false); err != nil {
+			// Takes the environment down first if Ginkgo skipped the
+			// cleanup (its suite timeout, a second Ctrl-C).
+			if _, err := s.finish(context.Background()); err != nil {
 				ginkgo.GinkgoWriter.Printf("certify: writing the report: %v\n", err)
 			}
 		},
@@ -76,15 +86,33 @@ func subjectName(cfg Config) string {
 
 // Test certifies the plugin of cfg as a plain `go test` test: it runs the
 // Ginkgo tree of Describe under t (csi-sanity's sanity.Test), so t fails
-// when a check fails, and a spec is reported for each check. Call it once
-// per test binary (Ginkgo runs one suite per process); the -ginkgo.* flags
-// apply, e.g. -ginkgo.label-filter=PLUG-002 or -ginkgo.v.
+// when a check fails, and a spec is reported for each check. A run error
+// the checks do not show (a teardown that failed, a report not written)
+// fails t too. Call it once per test binary (Ginkgo runs one suite per
+// process); the -ginkgo.* flags apply, e.g. -ginkgo.label-filter=PLUG-002.
+// Ginkgo's suite timeout is kept inside go test's -timeout, so that a run
+// that overruns is stopped and taken down, not killed.
 func Test(t *testing.T, cfg Config) {
 	t.Helper()
 	gomega.RegisterFailHandler(ginkgo.Fail)
-	Describe(cfg)
+	var s *session
+	ginkgo.Describe("certify "+subjectName(cfg), ginkgo.Ordered, ginkgo.ContinueOnFailure, func() { s = describe(cfg) })
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	if deadline, ok := t.Deadline(); ok {
+		if left := time.Until(deadline) - 5*time.Minute; left > 0 && (suiteConfig.Timeout == 0 || left < suiteConfig.Timeout) {
+			suiteConfig.Timeout = left
+		}
+	}
 	// Colour only for a terminal: a CI log gets plain text.
 	reporterConfig.NoColor = reporterConfig.NoColor || os.Getenv("NO_COLOR") != "" || !term.IsTerminal(int(os.Stdout.Fd()))
 	ginkgo.RunSpecs(t, "cmp-conformance certify", suiteConfig, reporterConfig)
+	if s == nil {
+		return
+	}
+	if _, err := s.finish(context.Background()); err != nil {
+		t.Errorf("certify: %v", err)
+	}
+	if s.rep != nil && s.rep.Error != "" {
+		t.Errorf("certify: the run had an error: %s", s.rep.Error)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,42 +21,42 @@ import (
 )
 
 // session is one certification run: its environment and its report.
+// Nothing is written until the bring-up starts: a Ginkgo dry run, or a run
+// whose filters leave no check of it, writes no report.
 type session struct {
 	cfg       Config
 	binding   conformance.Binding
 	out       string
 	reportDir string
 	rep       *v1alpha1.ConformanceReport
-	rec       *reports.Recorder
+	// labelFilter is the Ginkgo label filter of the run, for the report.
+	labelFilter string
 
 	env        *environment.Environment
 	api        *runner.API
 	dsl        *dsl.Env
-	started    time.Time
 	suiteStart time.Time
 
-	mu       sync.Mutex
-	runErrs  []error
-	finished bool
-	code     int
-	err      error
+	mu sync.Mutex
+	// rec is opened when the bring-up starts; results recorded before
+	// (specs filtered out ahead of the first that runs) wait in pending.
+	rec         *reports.Recorder
+	pending     []v1alpha1.Result
+	upErr       error
+	runErrs     []error
+	interrupted bool
+	down        bool
+	finished    bool
+	code        int
+	err         error
 }
 
-// newSession opens the run's report: results are recorded as each check
-// finishes, so an interrupted run keeps them.
-func newSession(cfg Config, b conformance.Binding) (*session, error) {
+func newSession(cfg Config, b conformance.Binding, labelFilter string) (*session, error) {
 	out, err := filepath.Abs(cfg.Output)
 	if err != nil {
 		return nil, err
 	}
-	started := time.Now()
-	runID := newRunID(started)
-	s := &session{cfg: cfg, binding: b, out: out, reportDir: filepath.Join(out, "reports", runID), started: started}
-	s.rep = runner.NewReport(runID, environment.RuntimeEmbedded, reports.ProfilePlugin, started)
-	if s.rec, err = reports.OpenRecorder(filepath.Join(s.reportDir, "results.jsonl")); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return &session{cfg: cfg, binding: b, out: out, labelFilter: labelFilter}, nil
 }
 
 func newRunID(t time.Time) string {
@@ -64,9 +65,42 @@ func newRunID(t time.Time) string {
 	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }
 
+// open starts the report: results are recorded as each check finishes, so
+// an interrupted run keeps them.
+func (s *session) open() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	started := time.Now()
+	runID := newRunID(started)
+	s.reportDir = filepath.Join(s.out, "reports", runID)
+	s.rep = runner.NewReport(runID, environment.RuntimeEmbedded, reports.ProfilePlugin, started)
+	s.rep.Metadata.LabelFilter = s.labelFilter
+	rec, err := reports.OpenRecorder(filepath.Join(s.reportDir, "results.jsonl"))
+	if err != nil {
+		return err
+	}
+	s.rec = rec
+	for _, r := range s.pending {
+		s.runErrs = append(s.runErrs, rec.Record(r))
+	}
+	s.pending = nil
+	return nil
+}
+
 // up brings the environment up with the subject as Argo CD's only plugin,
 // and connects to Argo CD.
 func (s *session) up(ctx context.Context) error {
+	if err := s.open(); err != nil {
+		return err
+	}
+	err := s.bringUp(ctx)
+	s.mu.Lock()
+	s.upErr = err
+	s.mu.Unlock()
+	return err
+}
+
+func (s *session) bringUp(ctx context.Context) error {
 	stateFile := filepath.Join(s.out, "env", "state.json")
 	note, err := environment.Guard(ctx, stateFile)
 	if err != nil {
@@ -114,9 +148,21 @@ func (s *session) failed(err error) error {
 	return err
 }
 
-// down takes the environment down; it ignores ctx's cancellation (Ctrl-C
-// asks for it) but not forever.
-func (s *session) down(ctx context.Context) error {
+// upFailed starts the failure of the spec a failed bring-up lands on.
+const upFailed = "the environment did not come up: "
+
+// takeDown takes the environment down, once: after the last check, or
+// from the report's hook when Ginkgo skipped the cleanup (a suite timeout,
+// a second Ctrl-C). It ignores ctx's cancellation (Ctrl-C asks for it) but
+// not forever. A teardown that fails is the run's error, not a check's.
+func (s *session) takeDown(ctx context.Context) {
+	s.mu.Lock()
+	if s.down {
+		s.mu.Unlock()
+		return
+	}
+	s.down = true
+	s.mu.Unlock()
 	if !s.suiteStart.IsZero() {
 		s.rep.Timings.SuiteSeconds = time.Since(s.suiteStart).Seconds()
 	}
@@ -124,7 +170,7 @@ func (s *session) down(ctx context.Context) error {
 		s.api.Close()
 	}
 	if s.env == nil {
-		return nil
+		return
 	}
 	t := time.Now()
 	downCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
@@ -132,32 +178,48 @@ func (s *session) down(ctx context.Context) error {
 	err := s.env.Down(downCtx)
 	s.rep.Timings.Phases = append(s.rep.Timings.Phases, v1alpha1.Phase{Name: "teardown", Seconds: time.Since(t).Seconds()})
 	if err != nil {
-		return s.failed(fmt.Errorf("teardown: %w", err))
+		fmt.Fprintln(s.cfg.Progress, "certify: teardown:", err)
+		s.failed(fmt.Errorf("teardown: %w", err))
 	}
-	return nil
 }
 
+// record records a check's result. A check Ginkgo failed because the
+// bring-up before it failed did not run: the run's error says why.
 func (s *session) record(r v1alpha1.Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.upErr != nil && r.State == v1alpha1.StateFailed && strings.HasPrefix(r.Message, upFailed) {
+		r.State, r.Message = v1alpha1.StateSkipped, "not run: the environment did not come up (see the run's error)"
+	}
+	if r.State == v1alpha1.StateSkipped && strings.HasPrefix(r.Message, conformance.InterruptedPrefix) {
+		s.interrupted = true
+	}
+	if s.rec == nil {
+		s.pending = append(s.pending, r)
+		return
+	}
 	if err := s.rec.Record(r); err != nil {
-		s.failed(err)
+		s.runErrs = append(s.runErrs, err)
 	}
 	fmt.Fprintf(s.cfg.Progress, "check %-10s %-13s %5.1fs  %s\n", r.ID, r.State, r.DurationSeconds, r.Title)
 }
 
-// finish writes the report once; later calls return the first outcome.
-// interrupted marks a run Ginkgo stopped early.
-func (s *session) finish(interrupted bool) (int, error) {
+// finish takes the environment down if it still runs and writes the report,
+// once; later calls return the first outcome. A run that never started
+// (nothing to run, a dry run) writes nothing.
+func (s *session) finish(ctx context.Context) (int, error) {
+	s.takeDown(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.finished {
+	if s.finished || s.rec == nil {
 		return s.code, s.err
 	}
 	s.finished = true
 	if err := errors.Join(s.runErrs...); err != nil {
 		s.rep.Error = err.Error()
 	}
-	s.rep.Interrupted = s.rep.Interrupted || interrupted
-	s.rep.Timings.TotalSeconds = time.Since(s.started).Seconds()
+	s.rep.Interrupted = s.rep.Interrupted || s.interrupted
+	s.rep.Timings.TotalSeconds = time.Since(s.rep.Metadata.Date).Seconds()
 	s.code, s.err = runner.WriteReport(s.out, s.reportDir, s.rep, false, s.cfg.Progress)
 	s.err = errors.Join(s.err, s.rec.Close())
 	return s.code, s.err

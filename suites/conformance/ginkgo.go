@@ -143,7 +143,8 @@ func Register(cfg Config) error {
 		}
 	})
 	recorded := map[specKey]bool{}
-	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
+	// Interruptible, with room: Done may take an environment down.
+	ginkgo.ReportAfterEach(func(_ ginkgo.SpecContext, r ginkgo.SpecReport) {
 		key, ok := keyOf(r)
 		if !ok {
 			return
@@ -157,7 +158,7 @@ func Register(cfg Config) error {
 		if cfg.Done != nil && len(recorded) == len(specs) {
 			cfg.Done()
 		}
-	})
+	}, ginkgo.NodeTimeout(5*time.Minute))
 	return nil
 }
 
@@ -242,7 +243,7 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 			msg = "not run: the run stopped before it (interrupted, fail-fast or timeout)"
 		}
 	}
-	if strings.HasPrefix(msg, interruptedPrefix) {
+	if strings.HasPrefix(msg, InterruptedPrefix) {
 		ran = false
 	}
 	if info.binding.Witness {
@@ -320,7 +321,9 @@ func steps(r ginkgo.SpecReport) []v1alpha1.Step {
 	return out
 }
 
-const interruptedPrefix = "interrupted before it finished"
+// InterruptedPrefix starts the message of a check Ctrl-C (or a timeout)
+// cut short: it did not run to a verdict.
+const InterruptedPrefix = "interrupted before it finished"
 
 // specState maps a spec's Ginkgo state, or the outcome attached to it, onto a
 // result state. clean is false when the spec ended in a way that is not a
@@ -342,7 +345,7 @@ func specState(r ginkgo.SpecReport) (state v1alpha1.State, msg string, clean boo
 	switch {
 	case r.State == types.SpecStateInterrupted:
 		// Ctrl-C says nothing of the check: it did not fail, it did not finish.
-		return v1alpha1.StateSkipped, interruptedPrefix + " (" + failure + ")", false
+		return v1alpha1.StateSkipped, InterruptedPrefix + " (" + failure + ")", false
 	case !clean:
 		return v1alpha1.StateFailed, failure, false
 	case o != nil && o.State != v1alpha1.StatePassed:
