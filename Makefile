@@ -158,7 +158,7 @@ examples: tools example-images
 	rm -rf examples/shell-plugin/_output/reports examples/go-plugin/_output/reports
 	cd examples/shell-plugin && $(EXAMPLE_TEST) .
 	$(BIN) report expect examples/shell-plugin/_output/reports/latest --level Conformant
-	cd examples/go-plugin && { $(EXAMPLE_TEST) . || test $$? = 1; }
+	cd examples/go-plugin && { $(EXAMPLE_TEST) . -ginkgo.no-color || test $$? = 1; }
 	$(BIN) report expect examples/go-plugin/_output/reports/latest --level 'Not Conformant' --failed PLUG-004
 
 ## matrix: the self-test at every other version of the matrix, and the other upgrade paths

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -129,7 +130,8 @@ func (s *session) bringUp(ctx context.Context) error {
 		return s.failed(fmt.Errorf("bring-up: %w", err))
 	}
 	s.rep.Timings.BringUpSeconds = env.BringUp.Seconds()
-	s.rep.Metadata.Command = fmt.Sprintf("%s (certify library, Argo CD %s)", s.rep.Metadata.Command, env.Tools.ArgoCDVersion)
+	// The test binary's path is a temporary file: its name and flags say more.
+	s.rep.Metadata.Command = fmt.Sprintf("%s (certify library, Argo CD %s)", strings.Join(append([]string{filepath.Base(os.Args[0])}, os.Args[1:]...), " "), env.Tools.ArgoCDVersion)
 	if s.api, err = runner.Connect(ctx, env); err != nil {
 		return s.failed(err)
 	}
