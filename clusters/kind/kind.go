@@ -188,6 +188,10 @@ func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
 	if err := e.hasImage(ctx, p.opts.NodeImage); err != nil {
 		return nil, err
 	}
+	// Said now, not as runc's "unable to apply caps" from deep inside kind.
+	if priv, err := HostPrivilege(); err == nil && !priv.Privileged() {
+		return nil, fmt.Errorf("kind cluster %s: %s (running kind's nodes so is not implemented yet: issue 15); choose --runtime embedded", name, priv.Explain())
+	}
 	opts := []cluster.CreateOption{
 		cluster.CreateWithNodeImage(p.opts.NodeImage),
 		cluster.CreateWithKubeconfigPath(p.kubeconfig()),

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-conformance/cmp-conformance/clusters/existing"
+	"github.com/cmp-conformance/cmp-conformance/clusters/kind"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
@@ -97,7 +98,11 @@ func (f *envFlags) validate() error {
 	case environment.RuntimeKind:
 		// Refused before anything is built: the kind runtime brings up a
 		// cluster but cannot install Argo CD into it yet (issue 15).
-		return errors.New("--runtime kind cannot install Argo CD yet (clusters/kind brings up the cluster only); use --runtime embedded, or existing with --kubeconfig")
+		msg := "--runtime kind cannot install Argo CD yet (clusters/kind brings up the cluster only); use --runtime embedded, or existing with --kubeconfig"
+		if priv, err := kind.HostPrivilege(); err == nil && !priv.Privileged() {
+			msg += "; and on this host " + priv.Explain()
+		}
+		return errors.New(msg)
 	case environment.RuntimeExisting:
 		if f.kubeconfig == "" {
 			return errors.New("--runtime existing needs --kubeconfig PATH")
