@@ -7,10 +7,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/suites/runner"
 )
 
 func envCommand() *cobra.Command {
@@ -68,7 +70,7 @@ func envUp(f *envFlags) error {
 	if err != nil {
 		return err
 	}
-	runID := newRunID()
+	runID := runner.NewRunID(time.Now())
 	cfg, err := f.config(runID, filepath.Join(out, "env", "logs"), plan, path)
 	if err != nil {
 		return err

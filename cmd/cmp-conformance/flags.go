@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -62,12 +60,6 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
-}
-
-func newRunID() string {
-	b := make([]byte, 2)
-	_, _ = rand.Read(b)
-	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }
 
 func (f *envFlags) toolchainOptions() toolchain.Options {

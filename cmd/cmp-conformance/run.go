@@ -153,7 +153,7 @@ func run(f *runFlags) error {
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	}
 	started := time.Now()
-	runID := newRunID()
+	runID := runner.NewRunID(time.Now())
 	out, err := filepath.Abs(f.output)
 	if err != nil {
 		return err

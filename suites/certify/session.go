@@ -2,8 +2,6 @@ package certify
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -60,19 +58,13 @@ func newSession(cfg Config, b conformance.Binding, labelFilter string) (*session
 	return &session{cfg: cfg, binding: b, out: out, labelFilter: labelFilter}, nil
 }
 
-func newRunID(t time.Time) string {
-	b := make([]byte, 2)
-	_, _ = rand.Read(b)
-	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
-}
-
 // open starts the report: results are recorded as each check finishes, so
 // an interrupted run keeps them.
 func (s *session) open() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	started := time.Now()
-	runID := newRunID(started)
+	runID := runner.NewRunID(started)
 	s.reportDir = filepath.Join(s.out, "reports", runID)
 	s.rep = runner.NewReport(runID, environment.RuntimeEmbedded, reports.ProfilePlugin, started)
 	s.rep.Metadata.LabelFilter = s.labelFilter

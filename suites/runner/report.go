@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +19,14 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
+
+// NewRunID names a run: its start time, and two random bytes so that runs
+// started in the same second differ.
+func NewRunID(started time.Time) string {
+	b := make([]byte, 2)
+	_, _ = rand.Read(b)
+	return started.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
 
 // NewReport starts the report of a run: who ran what, where, and when.
 func NewReport(runID, runtimeName, profile string, started time.Time) *v1alpha1.ConformanceReport {
