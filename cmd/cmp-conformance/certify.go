@@ -70,9 +70,8 @@ to paste in your README.`,
 			if initFile {
 				return writeStarter(s.samples)
 			}
-			if err := s.library(&f.envFlags).Validate(); err != nil {
-				return err
-			}
+			// Bad usage is answered by certifyUsage (certify.Load), before
+			// anything starts.
 			f.certify = &s
 			return run(&f)
 		},

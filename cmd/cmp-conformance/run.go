@@ -238,17 +238,7 @@ func run(f *runFlags) error {
 	}
 	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed, upgrade, targets, only)
 	rep.Timings.SuiteSeconds = time.Since(suiteStart).Seconds()
-	t := time.Now()
-	bringUpPhases := len(env.Phases)
-	// Teardown ignores the run's cancellation (it is what Ctrl-C asks for)
-	// but not forever: a hung step must not hang the harness.
-	downCtx, cancelDown := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
-	defer cancelDown()
-	downErr := env.Down(downCtx)
-	for _, p := range env.Phases[bringUpPhases:] {
-		rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: p.Name, Seconds: p.Seconds})
-	}
-	rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: "teardown", Seconds: time.Since(t).Seconds()})
+	downErr := runner.TearDown(ctx, env, rep)
 	return finish(errors.Join(suiteErr, downErr))
 }
 
@@ -296,7 +286,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 		LabelFilter: f.labelFilter,
 		Record: func(r v1alpha1.Result) {
 			recErr = errors.Join(recErr, rec.Record(r))
-			fmt.Fprintf(os.Stderr, "check %-10s %-13s %5.1fs  %s\n", r.ID, r.State, r.DurationSeconds, r.Title)
+			runner.PrintResult(os.Stderr, r)
 		},
 		RecordSelfTest: func(r v1alpha1.SelfTestResult) {
 			recErr = errors.Join(recErr, rec.RecordSelfTest(r))

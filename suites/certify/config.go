@@ -94,16 +94,12 @@ func (c Config) withDefaults() Config {
 }
 
 // Validate answers a Config that names no plugin, or names it twice, and a
-// certification file that does not load: at once, before anything starts.
+// plugin folder or certification file that does not load: at once, before
+// anything starts. Load does the same, and reads an image too.
 func (c Config) Validate() error {
 	c = c.withDefaults()
-	switch {
-	case c.Image == "" && c.PluginDir == "":
-		return errors.New("name the plugin to certify: an image on this machine (--image, Config.Image) or a folder with plugin.yaml (--plugin-dir, Config.PluginDir)")
-	case c.Image != "" && c.PluginDir != "":
-		return errors.New("an image (--image, Config.Image) and a folder (--plugin-dir, Config.PluginDir) name the plugin twice: choose one")
-	case c.PluginYAML != "" && c.Image == "":
-		return errors.New("a plugin.yaml to mount (--config, Config.PluginYAML) goes with an image; a plugin folder holds its own plugin.yaml")
+	if err := c.subjectProblem(); err != nil {
+		return err
 	}
 	if c.PluginDir != "" {
 		if _, err := argocd.LoadPlugin(c.PluginDir); err != nil {
@@ -114,13 +110,26 @@ func (c Config) Validate() error {
 	return err
 }
 
+// subjectProblem refuses a Config that names no plugin, or names it twice.
+func (c Config) subjectProblem() error {
+	switch {
+	case c.Image == "" && c.PluginDir == "":
+		return errors.New("name the plugin to certify: an image on this machine (--image, Config.Image) or a folder with plugin.yaml (--plugin-dir, Config.PluginDir)")
+	case c.Image != "" && c.PluginDir != "":
+		return errors.New("an image (--image, Config.Image) and a folder (--plugin-dir, Config.PluginDir) name the plugin twice: choose one")
+	case c.PluginYAML != "" && c.Image == "":
+		return errors.New("a plugin.yaml to mount (--config, Config.PluginYAML) goes with an image; a plugin folder holds its own plugin.yaml")
+	}
+	return nil
+}
+
 // Load reads the plugin (from its image, through Docker: a second or two)
 // and its certification, and binds them: the binding the profile judges.
 // A missing image, one without plugin.yaml, or a plugin.yaml
 // argocd-cmp-server would refuse is an error here, before anything starts.
 func Load(ctx context.Context, c Config) (conformance.Binding, error) {
 	c = c.withDefaults()
-	if err := c.Validate(); err != nil {
+	if err := c.subjectProblem(); err != nil {
 		return conformance.Binding{}, err
 	}
 	cert, err := conformance.LoadCertification(c.Samples)

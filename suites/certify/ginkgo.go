@@ -2,14 +2,12 @@ package certify
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
-	"golang.org/x/term"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -103,8 +101,7 @@ func Test(t *testing.T, cfg Config) {
 			suiteConfig.Timeout = left
 		}
 	}
-	// Colour only for a terminal: a CI log gets plain text.
-	reporterConfig.NoColor = reporterConfig.NoColor || os.Getenv("NO_COLOR") != "" || !term.IsTerminal(int(os.Stdout.Fd()))
+	conformance.PlainUnlessTerminal(&reporterConfig)
 	ginkgo.RunSpecs(t, "cmp-conformance certify", suiteConfig, reporterConfig)
 	if s == nil {
 		return

@@ -147,8 +147,7 @@ const upFailed = "the environment did not come up: "
 
 // takeDown takes the environment down, once: after the last check, or
 // from the report's hook when Ginkgo skipped the cleanup (a suite timeout,
-// a second Ctrl-C). It ignores ctx's cancellation (Ctrl-C asks for it) but
-// not forever. A teardown that fails is the run's error, not a check's.
+// a second Ctrl-C). A teardown that fails is the run's error, not a check's.
 func (s *session) takeDown(ctx context.Context) {
 	s.mu.Lock()
 	if s.down {
@@ -166,12 +165,7 @@ func (s *session) takeDown(ctx context.Context) {
 	if s.env == nil {
 		return
 	}
-	t := time.Now()
-	downCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
-	defer cancel()
-	err := s.env.Down(downCtx)
-	s.rep.Timings.Phases = append(s.rep.Timings.Phases, v1alpha1.Phase{Name: "teardown", Seconds: time.Since(t).Seconds()})
-	if err != nil {
+	if err := runner.TearDown(ctx, s.env, s.rep); err != nil {
 		fmt.Fprintln(s.cfg.Progress, "certify: teardown:", err)
 		s.failed(fmt.Errorf("teardown: %w", err))
 	}
@@ -195,7 +189,7 @@ func (s *session) record(r v1alpha1.Result) {
 	if err := s.rec.Record(r); err != nil {
 		s.runErrs = append(s.runErrs, err)
 	}
-	fmt.Fprintf(s.cfg.Progress, "check %-10s %-13s %5.1fs  %s\n", r.ID, r.State, r.DurationSeconds, r.Title)
+	runner.PrintResult(s.cfg.Progress, r)
 }
 
 // finish takes the environment down if it still runs and writes the report,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 	"golang.org/x/term"
 )
@@ -32,9 +33,14 @@ func Run(opts RunOptions) bool {
 		suiteConfig.Timeout = opts.Timeout
 	}
 	reporterConfig.Verbose = opts.Verbose
-	// Colour only for a terminal: a CI log or a file gets plain text.
-	reporterConfig.NoColor = reporterConfig.NoColor || os.Getenv("NO_COLOR") != "" || !term.IsTerminal(int(os.Stdout.Fd()))
+	PlainUnlessTerminal(&reporterConfig)
 	return ginkgo.RunSpecs(testingT{}, "cmp-conformance", suiteConfig, reporterConfig)
+}
+
+// PlainUnlessTerminal turns Ginkgo's colours off unless its output is a
+// terminal (or NO_COLOR is set): a CI log or a file gets plain text.
+func PlainUnlessTerminal(rc *types.ReporterConfig) {
+	rc.NoColor = rc.NoColor || os.Getenv("NO_COLOR") != "" || !term.IsTerminal(int(os.Stdout.Fd()))
 }
 
 // testingT satisfies ginkgo.GinkgoTestingT outside `go test`; the verdict is

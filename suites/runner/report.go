@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -115,6 +116,27 @@ func helmSDKNote(env *environment.Environment) string {
 		return fmt.Sprintf("the Helm plugin is built on Helm SDK %s, but Argo CD %s pins Helm %s: HELM checks compare the two", sdk, env.Tools.ArgoCDVersion, native.Version)
 	}
 	return ""
+}
+
+// TearDown takes env down and adds the teardown's phases to the report. It
+// ignores ctx's cancellation (Ctrl-C is what asks for it) but not forever:
+// a hung step must not hang the harness.
+func TearDown(ctx context.Context, env *environment.Environment, rep *v1alpha1.ConformanceReport) error {
+	t := time.Now()
+	bringUpPhases := len(env.Phases)
+	downCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+	defer cancel()
+	err := env.Down(downCtx)
+	for _, p := range env.Phases[bringUpPhases:] {
+		rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: p.Name, Seconds: p.Seconds})
+	}
+	rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: "teardown", Seconds: time.Since(t).Seconds()})
+	return err
+}
+
+// PrintResult is a check's line in the run's output.
+func PrintResult(w io.Writer, r v1alpha1.Result) {
+	fmt.Fprintf(w, "check %-10s %-13s %5.1fs  %s\n", r.ID, r.State, r.DurationSeconds, r.Title)
 }
 
 // WriteReport reads the results recorded under reportDir into rep, decides
