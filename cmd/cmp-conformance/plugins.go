@@ -36,6 +36,7 @@ func referencePlugins() map[conformance.Role]string {
 		conformance.RoleHelm:             "plugins/helm",
 		conformance.RoleFiles:            "plugins/contract",
 		conformance.RolePreserveFileMode: "plugins/contract-preserve",
+		conformance.RoleGitCreds:         "plugins/contract-gitcreds",
 		conformance.RoleInit:             "plugins/contract-init",
 		conformance.RoleDiscoverFileName: "plugins/discover-name",
 		conformance.RoleDiscoverGlob:     "plugins/discover-glob",

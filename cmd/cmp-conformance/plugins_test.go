@@ -121,7 +121,7 @@ func TestPlanPluginsErrors(t *testing.T) {
 	}{
 		{name: "self-test without witnesses", root: "fake", selfTest: true, want: "no witness under"},
 		{name: "self-test without a checkout", root: "", selfTest: true, want: "needs the repository checkout"},
-		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: discover-command, discover-file-name, discover-glob, faulty-dynamic, faulty-generate, files, helm, init, named-only, parameterized, plain, preserve-file-mode, service)`},
+		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: discover-command, discover-file-name, discover-glob, faulty-dynamic, faulty-generate, files, git-creds, helm, init, named-only, parameterized, plain, preserve-file-mode, service)`},
 		{name: "override without plugin.yaml", root: "fake", overrides: map[string]string{"plain": "/nonexistent/plugin"}, want: "must hold plugin.yaml"},
 		{name: "bad witness", root: "fake", selfTest: true,
 			witnesses: map[string]string{"bad": "role: plain\nmustFail: [NOPE-001]\n"}, want: "NOPE-001, which is not a check"},

@@ -1,6 +1,6 @@
 // Package contract is the program of the reference plugins for the rest of
 // the documented plugin contract: discovery by find.command, init, file
-// modes, symlinks and tar exclusions. Generate renders the application
+// modes, symlinks, tar exclusions and git credentials. Generate renders the application
 // folder's YAML files like the plain plugin and adds a record of what it
 // found in its working copy, which checks read back from the cluster. It
 // never runs a shell: file names and contents come from the repository.
@@ -78,6 +78,9 @@ type Record struct {
 	// working directory is the application folder.
 	SourcePath string  `json:"sourcePath"`
 	Entries    []Entry `json:"entries"`
+	// Credentials is what generate could obtain of the repository's git
+	// credentials.
+	Credentials Credentials `json:"credentials"`
 }
 
 // Find is the discovery command. It matches (prints, exits 0) when the
@@ -139,6 +142,7 @@ func Generate(dir, plugin string, getenv func(string) string, w io.Writer) error
 		return err
 	}
 	rec.Plugin, rec.SourcePath = plugin, getenv("ARGOCD_APP_SOURCE_PATH")
+	rec.Credentials = ObtainCredentials(getenv)
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err

@@ -33,6 +33,7 @@ const (
 	Discover      Area = "discover"
 	Initializing  Area = "init"
 	Files         Area = "files"
+	Credentials   Area = "credentials"
 	Upgrade       Area = "upgrade"
 	// Plugin is the plugin profile: black-box checks of one plugin as it
 	// ships, judged on its author's samples (certify).
@@ -60,6 +61,7 @@ const (
 	DynamicParameters Feature = argocd.FeatureDynamicParameters
 	PreserveFileMode  Feature = argocd.FeaturePreserveFileMode
 	InitCommand       Feature = argocd.FeatureInitCommand
+	ProvideGitCreds   Feature = argocd.FeatureProvideGitCreds
 	Parameters        Feature = argocd.FeatureParameters
 	Image             Feature = argocd.FeatureImage
 )
@@ -95,6 +97,8 @@ const (
 	RoleFiles Role = "files"
 	// RolePreserveFileMode is RoleFiles with preserveFileMode: true.
 	RolePreserveFileMode Role = "preserve-file-mode"
+	// RoleGitCreds is RoleFiles with provideGitCreds: true.
+	RoleGitCreds Role = "git-creds"
 	// RoleInit has an init command (cmp-contract init).
 	RoleInit Role = "init"
 	// RoleDiscoverFileName discovers by fileName "./<name>/s*.marker" and

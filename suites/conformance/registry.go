@@ -17,6 +17,7 @@ func All() []Check {
 		faultHang, faultCrash, faultInvalidYAML, faultHuge, faultExecTimeout, pruneEmptyOutput,
 		discFileNameGlob, discFileNameFirst, discFindGlob, discGlobFirst, discFindCommand, discFindCommandEnv, discFindCommandRoot, discNamedOnly,
 		initRunsFirst, initOutputIgnored, initFailureSurfaces, modeDefault, modePreserved, linksInside,
+		credsHTTPS, credsTemplate, credsSSH, credsWithheld,
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
 		// The plugin profile (certify): judged on the subject's own samples.

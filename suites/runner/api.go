@@ -10,10 +10,14 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apiclient"
 	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
+	certificatepkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/certificate"
+	repocredspkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/repocreds"
 	repositorypkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/repository"
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
@@ -26,14 +30,17 @@ import (
 // connection and never redials it: after the server restarted (an upgrade
 // hop), Connect again.
 type API struct {
-	Apps   applicationpkg.ApplicationServiceClient
-	Repos  repositorypkg.RepositoryServiceClient
-	Token  string
-	closer io.Closer
+	Apps      applicationpkg.ApplicationServiceClient
+	Repos     repositorypkg.RepositoryServiceClient
+	RepoCreds repocredspkg.RepoCredsServiceClient
+	Certs     certificatepkg.CertificateServiceClient
+	Token     string
+	closer    io.Closer
 }
 
-// Connect logs in as admin and opens the application and repository clients.
-func Connect(ctx context.Context, env *environment.Environment) (*API, error) {
+// Connect logs in as admin, opens the clients the checks use, and makes Argo
+// CD trust the run's git server where it has credentialed listeners.
+func Connect(ctx context.Context, env *environment.Environment) (_ *API, err error) {
 	token, err := env.ArgoCD.Login(ctx)
 	if err != nil {
 		return nil, err
@@ -47,12 +54,66 @@ func Connect(ctx context.Context, env *environment.Environment) (*API, error) {
 	if err != nil {
 		return nil, fmt.Errorf("argo CD application client: %w", err)
 	}
-	reposCloser, repos, err := client.NewRepoClient()
+	api := &API{Apps: apps, Token: token}
+	cs := closers{closer}
+	api.closer = &cs
+	defer func() {
+		if err != nil {
+			api.Close()
+		}
+	}()
+	c, repos, err := client.NewRepoClient()
 	if err != nil {
-		closer.Close()
 		return nil, fmt.Errorf("argo CD repository client: %w", err)
 	}
-	return &API{Apps: apps, Repos: repos, Token: token, closer: closers{closer, reposCloser}}, nil
+	cs, api.Repos = append(cs, c), repos
+	c, creds, err := client.NewRepoCredsClient()
+	if err != nil {
+		return nil, fmt.Errorf("argo CD repository credentials client: %w", err)
+	}
+	cs, api.RepoCreds = append(cs, c), creds
+	c, certs, err := client.NewCertClient()
+	if err != nil {
+		return nil, fmt.Errorf("argo CD certificate client: %w", err)
+	}
+	cs, api.Certs = append(cs, c), certs
+	if err := trustGitServer(ctx, env, api); err != nil {
+		return nil, err
+	}
+	return api, nil
+}
+
+// trustGitServer adds the git server's CA as a custom TLS certificate and its
+// SSH host key as a known host, through Argo CD's certificate API as
+// `argocd cert add-tls` and `add-ssh` do, and has the runtime project them
+// where the repo-server reads them. Upsert: a reconnect repeats it.
+func trustGitServer(ctx context.Context, env *environment.Environment, api *API) error {
+	if env.Git == nil || !env.Git.Secure() {
+		return nil
+	}
+	id := env.Git.Identity()
+	host, keyType, key, err := splitKnownHost(env.Git.SSHKnownHost())
+	if err != nil {
+		return err
+	}
+	_, err = api.Certs.CreateCertificate(ctx, &certificatepkg.RepositoryCertificateCreateRequest{Upsert: true,
+		Certificates: &v1alpha1.RepositoryCertificateList{Items: []v1alpha1.RepositoryCertificate{
+			{ServerName: "127.0.0.1", CertType: "https", CertData: id.CAPEM},
+			{ServerName: host, CertType: "ssh", CertSubType: keyType, CertData: []byte(key)},
+		}}})
+	if err != nil {
+		return fmt.Errorf("adding the git server's CA and SSH host key to Argo CD: %w", err)
+	}
+	return env.ArgoCD.ProjectCertificates(ctx)
+}
+
+// splitKnownHost splits a known_hosts line into host, key type and key.
+func splitKnownHost(line string) (host, keyType, key string, err error) {
+	f := strings.Fields(line)
+	if len(f) != 3 {
+		return "", "", "", fmt.Errorf("known_hosts line %q: want host, key type and key", line)
+	}
+	return f[0], f[1], f[2], nil
 }
 
 // Close closes the API's connections.
@@ -61,9 +122,9 @@ func (a *API) Close() error { return a.closer.Close() }
 // closers closes each of its members.
 type closers []io.Closer
 
-func (cs closers) Close() error {
+func (cs *closers) Close() error {
 	var errs []error
-	for _, c := range cs {
+	for _, c := range *cs {
 		errs = append(errs, c.Close())
 	}
 	return errors.Join(errs...)
@@ -79,7 +140,7 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dsl.NewEnv(dsl.Env{Apps: api.Apps, Repos: api.Repos, Kube: kc, Clientset: cs, Git: env.Git,
+	return dsl.NewEnv(dsl.Env{Apps: api.Apps, Repos: api.Repos, RepoCreds: api.RepoCreds, Kube: kc, Clientset: cs, Git: env.Git,
 		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
 		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD, PluginFiles: env.ArgoCD, Discovery: env.ArgoCD,
 		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: api.Token}), nil

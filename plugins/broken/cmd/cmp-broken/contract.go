@@ -67,6 +67,33 @@ func contractModes() map[string]func(arg string) error {
 			}
 			return contract.Generate(".", plugin, os.Getenv, os.Stdout)
 		},
+		// Drops the credential variables before recording: as if
+		// provideGitCreds were ignored.
+		"generate-creds-withheld": func(plugin string) error {
+			for _, v := range contract.CredentialVars {
+				if err := os.Unsetenv(v); err != nil {
+					return err
+				}
+			}
+			return contract.Generate(".", plugin, os.Getenv, os.Stdout)
+		},
+		// Puts the account ASKPASS answers into GIT_USERNAME and
+		// GIT_PASSWORD before recording: as if Argo CD shared credentials
+		// proactively, in the environment, instead of on request.
+		"generate-creds-proactive": func(plugin string) error {
+			if prog := os.Getenv("GIT_ASKPASS"); prog != "" {
+				for v, prompt := range map[string]string{"GIT_USERNAME": "Username: ", "GIT_PASSWORD": "Password: "} {
+					answer, err := contract.Askpass(prog, prompt)
+					if err != nil {
+						return err
+					}
+					if err := os.Setenv(v, answer); err != nil {
+						return err
+					}
+				}
+			}
+			return contract.Generate(".", plugin, os.Getenv, os.Stdout)
+		},
 		// Makes every file 0644 before recording: as if preserveFileMode
 		// were ignored.
 		"generate-modes-lost": func(plugin string) error {
