@@ -106,6 +106,10 @@ type witness struct {
 	// ImageTools are static host programs (found on PATH) put into the
 	// image's build context by name, e.g. busybox for a shell.
 	ImageTools []string `json:"imageTools,omitempty"`
+	// RepoServer are ARGOCD_* settings of the repo-server while the
+	// witness's checks run: a witness that is an Argo CD with a protection
+	// turned off (the plugin is then a reference plugin under its own name).
+	RepoServer map[string]string `json:"repoServer,omitempty"`
 }
 
 // imageBuild is an image a run builds before it starts: a witness that
@@ -309,6 +313,9 @@ func readWitness(file string) (conformance.Binding, string, *imageBuild, error) 
 		return conformance.Binding{}, "", nil, errors.New("imageTools needs image: true")
 	}
 	b := conformance.Binding{Name: "broken/" + filepath.Base(dir), Witness: true, MustFail: w.MustFail, FailsWith: failsWith, ForgedRecord: w.ForgedRecord}
+	if b.RepoServerSettings, err = repoServerSettings(w.RepoServer); err != nil {
+		return conformance.Binding{}, "", nil, err
+	}
 	b.Subjects = map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}
 	if w.Role == conformance.RoleSubject {
 		// A witness of the plugin profile is judged on samples of its own.
@@ -319,6 +326,21 @@ func readWitness(file string) (conformance.Binding, string, *imageBuild, error) 
 		b.Certification, b.Subjects = cert, cert.Bind(b.Name, p).Subjects
 	}
 	return b, w.Profile, build, nil
+}
+
+var repoServerSettingName = regexp.MustCompile(`^ARGOCD_[A-Z0-9_]+$`)
+
+// repoServerSettings turns a witness's repoServer map into KEY=VALUE
+// settings, in name order.
+func repoServerSettings(m map[string]string) ([]string, error) {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !repoServerSettingName.MatchString(k) {
+			return nil, fmt.Errorf("repoServer: %q is not a repo-server setting (want an ARGOCD_* variable such as ARGOCD_REPO_SERVER_ALLOW_OUT_OF_BOUNDS_SYMLINKS)", k)
+		}
+		out = append(out, k+"="+m[k])
+	}
+	return out, nil
 }
 
 // reasons compiles failsWith: one pattern for every check of mustFail, and

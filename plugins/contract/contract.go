@@ -40,6 +40,10 @@ const (
 	// not manifests, so it must never reach the cluster.
 	InitObject = "cmp-contract-from-init"
 
+	// ExcludedFile matches the repo-server's plugin tar exclusions of the
+	// environment (argocd.PluginTarExclusions): it must never reach generate.
+	ExcludedFile = "cmp-contract-excluded.txt"
+
 	// FindEnv, set to a find command's marker in the application's plugin
 	// env, makes that command match wherever it runs (it sees ARGOCD_ENV_*
 	// from 2.11).

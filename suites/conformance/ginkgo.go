@@ -129,7 +129,10 @@ func Register(cfg Config) error {
 			return
 		}
 		for _, b := range cfg.Bindings {
-			ginkgo.Describe(b.Name, func() {
+			ginkgo.Describe(b.Name, bindingDecorations(b), func() {
+				if len(b.RepoServerSettings) > 0 {
+					reconfigureRepoServer(cfg, b)
+				}
 				for _, c := range checks {
 					// The upgrade checks judge a hop: only an upgrade run has one.
 					if c.Area == Upgrade || !b.Has(c) || (cfg.Only != nil && !cfg.Only(b.Name, c.ID)) {
@@ -160,6 +163,32 @@ func Register(cfg Config) error {
 		}
 	}, ginkgo.NodeTimeout(5*time.Minute))
 	return nil
+}
+
+// bindingDecorations keeps the checks of a binding that changes Argo CD's
+// settings together (Ordered), so that no other binding's check runs under
+// them; ContinueOnFailure, since a witness fails checks on purpose and the
+// rest must still run.
+func bindingDecorations(b Binding) []any {
+	if len(b.RepoServerSettings) > 0 {
+		return []any{ginkgo.Ordered, ginkgo.ContinueOnFailure}
+	}
+	return nil
+}
+
+// reconfigureRepoServer sets the binding's repo-server settings before its
+// first check and takes them back after its last, Ctrl-C included.
+func reconfigureRepoServer(cfg Config, b Binding) {
+	ginkgo.BeforeAll(func(ctx ginkgo.SpecContext) {
+		env := cfg.Env()
+		if env.RepoServer == nil {
+			ginkgo.Fail(fmt.Sprintf("%s changes the repo-server's settings, which this runtime cannot do", b.Name))
+		}
+		ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
+			gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, nil)).To(gomega.Succeed(), "restoring the repo-server's own settings after %s", b.Name)
+		}, ginkgo.NodeTimeout(5*time.Minute))
+		gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, b.RepoServerSettings)).To(gomega.Succeed(), "setting %v on the repo-server for %s", b.RepoServerSettings, b.Name)
+	}, ginkgo.NodeTimeout(5*time.Minute))
 }
 
 // keyOf finds a spec's key from its containers: cmp-conformance/<binding>,

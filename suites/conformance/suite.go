@@ -39,6 +39,10 @@ type Binding struct {
 	ForgedRecord string
 	// Certification holds the subject's samples in a certify binding.
 	Certification *Certification
+	// RepoServerSettings (ARGOCD_*=value) are set on the repo-server while
+	// the binding's checks run, and taken back after: a witness that is an
+	// Argo CD with a protection turned off, not a plugin.
+	RepoServerSettings []string
 }
 
 // FailsForTheRightReason says whether a witness's failure of check id
