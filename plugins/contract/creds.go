@@ -17,8 +17,10 @@ import (
 // CredentialVars are the variables through which Argo CD hands a plugin the
 // credentials of the repository it cloned (util/git/creds.go Environ, and
 // util/askpass): with provideGitCreds unset, none may reach generate.
+// ARGOCD_ASK_PASS_SOCK is not among them: it names the socket, which answers
+// nothing without a nonce, and a sidecar may have it set for good.
 var CredentialVars = []string{
-	"GIT_ASKPASS", "ARGOCD_GIT_ASKPASS_NONCE", "ARGOCD_ASK_PASS_SOCK", "GIT_SSH_COMMAND",
+	"GIT_ASKPASS", "ARGOCD_GIT_ASKPASS_NONCE", "GIT_SSH_COMMAND",
 	"ARGOCD_BASIC_AUTH_HEADER", "ARGOCD_BEARER_AUTH_HEADER", "GIT_SSL_CERT", "GIT_SSL_KEY",
 	"GIT_USERNAME", "GIT_PASSWORD",
 }
