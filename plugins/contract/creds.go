@@ -30,6 +30,9 @@ var CredentialVars = []string{
 // asks it, and by reading the key GIT_SSH_COMMAND names. Secrets are kept
 // as digests only, since the record lands in the cluster.
 type Credentials struct {
+	// Looked says the program looked at all: a record without it comes
+	// from a program that never did, and proves nothing about credentials.
+	Looked bool `json:"looked"`
 	// Offered names the CredentialVars set in generate's environment.
 	Offered []string `json:"offered,omitempty"`
 	// Username is what GIT_ASKPASS answered to git's username prompt, and
@@ -54,7 +57,7 @@ const askpassTimeout = 10 * time.Second
 
 // ObtainCredentials tries what git would try with generate's environment.
 func ObtainCredentials(getenv func(string) string) Credentials {
-	var c Credentials
+	c := Credentials{Looked: true}
 	for _, name := range CredentialVars {
 		if getenv(name) != "" {
 			c.Offered = append(c.Offered, name)

@@ -16,8 +16,8 @@ import (
 
 func TestObtainCredentialsNothingOffered(t *testing.T) {
 	c := ObtainCredentials(func(string) string { return "" })
-	if c.Obtained() || len(c.Offered) > 0 || len(c.Errors) > 0 {
-		t.Errorf("with no credential variables: %+v, want nothing", c)
+	if !c.Looked || c.Obtained() || len(c.Offered) > 0 || len(c.Errors) > 0 {
+		t.Errorf("with no credential variables: %+v, want nothing, having looked", c)
 	}
 }
 

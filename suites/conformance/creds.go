@@ -32,6 +32,7 @@ func credsRecord(ctx context.Context, s *Suite, prefix string, role Role, access
 	// Upstream asserts the sync too: the controller's generation gets the
 	// credentials as the API's does.
 	cons.When().Sync(false).Then().ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationPhaseIs("Succeeded"))
+	gomega.Expect(rec.Credentials.Looked).To(gomega.BeTrue(), "%s: the plugin's record says nothing of credentials: its program does not look for them (an older cmp-contract?)", access)
 	return rec.Credentials
 }
 
