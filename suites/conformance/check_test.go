@@ -208,3 +208,26 @@ func TestJudgedNamesThePluginsByRole(t *testing.T) {
 		t.Errorf("judged = %v", got)
 	}
 }
+
+func TestFilteredOut(t *testing.T) {
+	r := ginkgo.SpecReport{ContainerHierarchyTexts: []string{"author suite", "cmp-conformance", "certify/x"}, LeafNodeText: "PLUG-002: samples sync",
+		LeafNodeLabels: []string{"PLUG-002", "plugin"}}
+	tests := []struct {
+		name string
+		sc   types.SuiteConfig
+		want bool
+	}{
+		{name: "no filter", want: false},
+		{name: "focus matching", sc: types.SuiteConfig{FocusStrings: []string{"PLUG-00[0-9]"}}, want: false},
+		{name: "focus elsewhere", sc: types.SuiteConfig{FocusStrings: []string{"my own spec"}}, want: true},
+		{name: "focus on a container", sc: types.SuiteConfig{FocusStrings: []string{"author suite"}}, want: false},
+		{name: "skip matching", sc: types.SuiteConfig{SkipStrings: []string{"samples sync"}}, want: true},
+		{name: "label filter leaving it out", sc: types.SuiteConfig{LabelFilter: "!plugin"}, want: true},
+		{name: "label filter keeping it", sc: types.SuiteConfig{LabelFilter: "PLUG-002"}, want: false},
+	}
+	for _, tt := range tests {
+		if got := filteredOut(tt.sc, r); got != tt.want {
+			t.Errorf("%s: filteredOut = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

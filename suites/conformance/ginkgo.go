@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -260,6 +262,31 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 	}
 }
 
+// filteredOut says whether the filters of the Ginkgo suite running the tree
+// (an author's -ginkgo.focus, -ginkgo.skip, -ginkgo.label-filter) leave the
+// spec out, as Ginkgo matches them: regular expressions over the
+// containers' and the spec's texts, and a label expression.
+func filteredOut(sc types.SuiteConfig, r ginkgo.SpecReport) bool {
+	text := strings.Join(append(slices.Clone(r.ContainerHierarchyTexts), r.LeafNodeText), " ")
+	matches := func(exprs []string) bool {
+		for _, e := range exprs {
+			if re, err := regexp.Compile(e); err == nil && re.MatchString(text) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(sc.FocusStrings) > 0 && !matches(sc.FocusStrings) || matches(sc.SkipStrings) {
+		return true
+	}
+	if sc.LabelFilter != "" {
+		if f, err := types.ParseLabelFilter(sc.LabelFilter); err == nil && !f(r.Labels()) {
+			return true
+		}
+	}
+	return false
+}
+
 func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 	state, msg, clean := specState(r)
 	ran := true
@@ -267,8 +294,13 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 		// Ginkgo skips silently for a label filter, but also after Ctrl-C,
 		// --fail-fast or the suite timeout: only the filter says which.
 		ran = false
-		msg = "not selected by the label filter"
-		if selected {
+		sc, _ := ginkgo.GinkgoConfiguration()
+		switch {
+		case !selected:
+			msg = "not selected by the label filter"
+		case filteredOut(sc, r):
+			msg = "not selected by the suite's focus, skip or label filter"
+		default:
 			msg = "not run: the run stopped before it (interrupted, fail-fast or timeout)"
 		}
 	}
