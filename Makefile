@@ -38,6 +38,7 @@ MATRIX_UPGRADE_PATHS ?= previous oldest
 # PLUGIN_IMAGES= runs them as host processes instead.
 PLUGIN_IMAGES ?= plain=cmp-conformance/plain:dev parameterized=cmp-conformance/sidecar:dev \
   files=cmp-conformance/contract:dev preserve-file-mode=cmp-conformance/contract-preserve:dev \
+  git-creds=cmp-conformance/contract-gitcreds:dev \
   init=cmp-conformance/contract-init:dev discover-file-name=cmp-conformance/discover-name:dev \
   discover-glob=cmp-conformance/discover-glob:dev discover-command=cmp-conformance/discover-command:dev \
   named-only=cmp-conformance/named-only:dev
