@@ -35,10 +35,11 @@ MATRIX_UPGRADE_PATHS ?= previous oldest
 
 # The reference plugins that ship as images (plugins/<folder>/Dockerfile) run
 # from them, as Argo CD's documented sidecar (testcontainers-go), ROLE=IMAGE;
-# PLUGIN_IMAGES= runs them as host processes instead.
+# PLUGIN_IMAGES= runs them as host processes instead. The git-creds reference
+# runs as a host process: in a sidecar here, SSH credentials cannot work
+# (docs/decisions.md, "Credentials in a sidecar").
 PLUGIN_IMAGES ?= plain=cmp-conformance/plain:dev parameterized=cmp-conformance/sidecar:dev \
   files=cmp-conformance/contract:dev preserve-file-mode=cmp-conformance/contract-preserve:dev \
-  git-creds=cmp-conformance/contract-gitcreds:dev \
   init=cmp-conformance/contract-init:dev discover-file-name=cmp-conformance/discover-name:dev \
   discover-glob=cmp-conformance/discover-glob:dev discover-command=cmp-conformance/discover-command:dev \
   named-only=cmp-conformance/named-only:dev
