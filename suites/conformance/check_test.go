@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -228,6 +230,31 @@ func TestFilteredOut(t *testing.T) {
 	for _, tt := range tests {
 		if got := filteredOut(tt.sc, r); got != tt.want {
 			t.Errorf("%s: filteredOut = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestChecksFailThroughGomega keeps ginkgo.Fail out of the checks: a
+// witness's run intercepts Gomega failures (gomega.InterceptGomegaFailure),
+// not ginkgo.Fail, which would fail the whole suite although the witness
+// failed as it must. Only the wiring (ginkgo.go) may call it.
+func TestChecksFailThroughGomega(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "ginkgo.go" {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, "ginkgo.Fail(") {
+				t.Errorf("%s:%d calls ginkgo.Fail: fail through Gomega (gomega.Expect), which a witness's run intercepts", f, i+1)
+			}
 		}
 	}
 }

@@ -71,7 +71,7 @@ func configMapData(manifests []string, name string) map[string]string {
 			return obj.Data
 		}
 	}
-	ginkgo.Fail(fmt.Sprintf("no ConfigMap %s rendered", name))
+	gomega.Expect(manifestNames(manifests)).To(gomega.ContainElement("ConfigMap/"+name), "no ConfigMap %s rendered", name)
 	return nil
 }
 
