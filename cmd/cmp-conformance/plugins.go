@@ -328,14 +328,12 @@ func readWitness(file string) (conformance.Binding, string, *imageBuild, error) 
 	return b, w.Profile, build, nil
 }
 
-var repoServerSettingName = regexp.MustCompile(`^ARGOCD_[A-Z0-9_]+$`)
-
 // repoServerSettings turns a witness's repoServer map into KEY=VALUE
 // settings, in name order.
 func repoServerSettings(m map[string]string) ([]string, error) {
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !repoServerSettingName.MatchString(k) {
+		if !argocd.IsRepoServerSetting(k) {
 			return nil, fmt.Errorf("repoServer: %q is not a repo-server setting (want an ARGOCD_* variable such as ARGOCD_REPO_SERVER_ALLOW_OUT_OF_BOUNDS_SYMLINKS)", k)
 		}
 		out = append(out, k+"="+m[k])

@@ -22,26 +22,12 @@ import (
 // can, so their witnesses change the repo-server's settings
 // (witness.yaml repoServer).
 
-// escapingLink is one way a link can leave the repository.
-type escapingLink struct {
-	name, link string
-	// target is the link's target; canary means "the absolute path of a
-	// file outside the repository holding a secret".
-	target string
-}
-
-const canary = "<canary>"
-
-// escapingLinks are refused by the repo-server's check of the checkout
-// (util/app/path CheckOutOfBoundsSymlinks). A target through a symlinked
-// parent (app/root -> .., then root/../../x, lexically in bounds) is not
-// among them: the repo-server lets it through and argocd-cmp-server
+// The links LINK-002 tries are refused by the repo-server's check of the
+// checkout (util/app/path CheckOutOfBoundsSymlinks). A target through a
+// symlinked parent (app/root -> .., then root/../../x, lexically in bounds)
+// is not among them: the repo-server lets it through and argocd-cmp-server
 // rewrites it in bounds (argo-cd#24145); judging that needs a canary where
 // the kernel would resolve it, outside the repo-server's checkout.
-var escapingLinks = []escapingLink{
-	{name: "absolute", link: "app/absolute.txt", target: canary},
-	{name: "relative", link: "app/up.txt", target: "../../../../../../../../../../etc/hostname"},
-}
 
 var linksLeaving = Check{
 	ID:    "LINK-002",
@@ -52,8 +38,12 @@ var linksLeaving = Check{
 		secret := dsl.UniqueName("cmpc-secret")
 		outside := filepath.Join(ginkgo.GinkgoT().TempDir(), "outside.txt")
 		gomega.Expect(os.WriteFile(outside, []byte(secret+"\n"), 0o644)).To(gomega.Succeed())
-		for _, l := range escapingLinks {
-			target := strings.ReplaceAll(l.target, canary, outside)
+		links := []struct{ name, link, target string }{
+			{name: "absolute", link: "app/absolute.txt", target: outside},
+			{name: "relative", link: "app/up.txt", target: "../../../../../../../../../../etc/hostname"},
+		}
+		for _, l := range links {
+			target := l.target
 			c := s.DiscoveredBy(s.Given(ctx).NamePrefix("link-leaving").Path("contract-app").SourcePath("app").
 				File("app/config.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: link-config\n")).
 				Link(l.link, target), RoleFiles)

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apiclient"
 	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
@@ -50,33 +49,33 @@ func Connect(ctx context.Context, env *environment.Environment) (_ *API, err err
 	if err != nil {
 		return nil, fmt.Errorf("argo CD API client: %w", err)
 	}
-	closer, apps, err := client.NewApplicationClient()
+	var cs closers
+	defer func() {
+		if err != nil {
+			_ = cs.Close()
+		}
+	}()
+	c, apps, err := client.NewApplicationClient()
 	if err != nil {
 		return nil, fmt.Errorf("argo CD application client: %w", err)
 	}
-	api := &API{Apps: apps, Token: token}
-	cs := closers{closer}
-	api.closer = &cs
-	defer func() {
-		if err != nil {
-			api.Close()
-		}
-	}()
+	cs = append(cs, c)
 	c, repos, err := client.NewRepoClient()
 	if err != nil {
 		return nil, fmt.Errorf("argo CD repository client: %w", err)
 	}
-	cs, api.Repos = append(cs, c), repos
+	cs = append(cs, c)
 	c, creds, err := client.NewRepoCredsClient()
 	if err != nil {
 		return nil, fmt.Errorf("argo CD repository credentials client: %w", err)
 	}
-	cs, api.RepoCreds = append(cs, c), creds
+	cs = append(cs, c)
 	c, certs, err := client.NewCertClient()
 	if err != nil {
 		return nil, fmt.Errorf("argo CD certificate client: %w", err)
 	}
-	cs, api.Certs = append(cs, c), certs
+	cs = append(cs, c)
+	api := &API{Apps: apps, Repos: repos, RepoCreds: creds, Certs: certs, Token: token, closer: cs}
 	if err := trustGitServer(ctx, env, api); err != nil {
 		return nil, err
 	}
@@ -91,29 +90,16 @@ func trustGitServer(ctx context.Context, env *environment.Environment, api *API)
 	if env.Git == nil || !env.Git.Secure() {
 		return nil
 	}
-	id := env.Git.Identity()
-	host, keyType, key, err := splitKnownHost(env.Git.SSHKnownHost())
-	if err != nil {
-		return err
-	}
-	_, err = api.Certs.CreateCertificate(ctx, &certificatepkg.RepositoryCertificateCreateRequest{Upsert: true,
+	id, known := env.Git.Identity(), env.Git.SSHKnownHost()
+	_, err := api.Certs.CreateCertificate(ctx, &certificatepkg.RepositoryCertificateCreateRequest{Upsert: true,
 		Certificates: &v1alpha1.RepositoryCertificateList{Items: []v1alpha1.RepositoryCertificate{
 			{ServerName: "127.0.0.1", CertType: "https", CertData: id.CAPEM},
-			{ServerName: host, CertType: "ssh", CertSubType: keyType, CertData: []byte(key)},
+			{ServerName: known.Host, CertType: "ssh", CertSubType: known.Type, CertData: []byte(known.Key)},
 		}}})
 	if err != nil {
 		return fmt.Errorf("adding the git server's CA and SSH host key to Argo CD: %w", err)
 	}
 	return env.ArgoCD.ProjectCertificates(ctx)
-}
-
-// splitKnownHost splits a known_hosts line into host, key type and key.
-func splitKnownHost(line string) (host, keyType, key string, err error) {
-	f := strings.Fields(line)
-	if len(f) != 3 {
-		return "", "", "", fmt.Errorf("known_hosts line %q: want host, key type and key", line)
-	}
-	return f[0], f[1], f[2], nil
 }
 
 // Close closes the API's connections.
@@ -122,9 +108,9 @@ func (a *API) Close() error { return a.closer.Close() }
 // closers closes each of its members.
 type closers []io.Closer
 
-func (cs *closers) Close() error {
+func (cs closers) Close() error {
 	var errs []error
-	for _, c := range *cs {
+	for _, c := range cs {
 		errs = append(errs, c.Close())
 	}
 	return errors.Join(errs...)
