@@ -17,7 +17,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
 )
@@ -43,6 +45,12 @@ const (
 	// ExcludedFile matches the repo-server's plugin tar exclusions of the
 	// environment (argocd.PluginTarExclusions): it must never reach generate.
 	ExcludedFile = "cmp-contract-excluded.txt"
+
+	// FailUntilFile makes generate fail while the clock is before the
+	// Unix time (seconds) it holds: an error that goes away with no new
+	// commit, as one from a flaky tool or a registry outage would, for the
+	// error-cache checks.
+	FailUntilFile = "cmp-contract-fail-until"
 
 	// FindEnv, set to a find command's marker in the application's plugin
 	// env, makes that command match wherever it runs (it sees ARGOCD_ENV_*
@@ -85,6 +93,8 @@ type Record struct {
 	// Credentials is what generate could obtain of the repository's git
 	// credentials.
 	Credentials Credentials `json:"credentials"`
+	// Received is everything the repo-server sent, beyond the folder.
+	Received Received `json:"received"`
 }
 
 // Find is the discovery command. It matches (prints, exits 0) when the
@@ -138,6 +148,9 @@ func Init(dir string, w io.Writer) error {
 // Generate writes the folder's YAML files (as plugins/plain does; none is
 // fine here) and then the record, naming plugin as the one that rendered.
 func Generate(dir, plugin string, getenv func(string) string, w io.Writer) error {
+	if err := FailingUntil(dir, time.Now()); err != nil {
+		return err
+	}
 	if err := plain.Generate(dir, w); err != nil && !errors.Is(err, plain.ErrNoFiles) {
 		return err
 	}
@@ -147,6 +160,7 @@ func Generate(dir, plugin string, getenv func(string) string, w io.Writer) error
 	}
 	rec.Plugin, rec.SourcePath = plugin, getenv("ARGOCD_APP_SOURCE_PATH")
 	rec.Credentials = ObtainCredentials(getenv)
+	rec.Received = ReceivedFrom(dir)
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -154,6 +168,26 @@ func Generate(dir, plugin string, getenv func(string) string, w io.Writer) error
 	_, err = fmt.Fprintf(w, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\nbinaryData:\n  %s: %s\n",
 		RecordConfigMap, KeyRecord, base64.StdEncoding.EncodeToString(data))
 	return err
+}
+
+// FailingUntil returns generate's error while now is before the time in
+// dir's FailUntilFile, and nil without one.
+func FailingUntil(dir string, now time.Time) error {
+	data, err := os.ReadFile(filepath.Join(dir, FailUntilFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	secs, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s holds %q; want a Unix time in seconds", FailUntilFile, data)
+	}
+	if until := time.Unix(secs, 0); now.Before(until) {
+		return fmt.Errorf("asked to fail until %s by %s", until.UTC().Format(time.RFC3339), FailUntilFile)
+	}
+	return nil
 }
 
 // Walk records the tree below dir without leaving it: links are read, not

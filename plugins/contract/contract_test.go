@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, path, data string, mode os.FileMode) {
@@ -143,5 +145,52 @@ func TestWalkAndGenerate(t *testing.T) {
 	}
 	if _, found := rec.Entry("to-folder/in.txt"); found {
 		t.Error("Walk descended into a linked folder")
+	}
+}
+
+func TestReceivedFrom(t *testing.T) {
+	root := filepath.Join(t.TempDir(), WorkDirName, "3f1c")
+	for _, f := range []string{"top.txt", "apps/a/config.yaml", "apps/b/other.yaml"} {
+		write(t, filepath.Join(root, f), "x", 0o644)
+	}
+	if err := os.Symlink("../b/other.yaml", filepath.Join(root, "apps/a/link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	got := ReceivedFrom(filepath.Join(root, "apps/a"))
+	want := Received{AppRelPath: "apps/a", Paths: []string{"apps/a/config.yaml", "apps/a/link.yaml", "apps/b/other.yaml", "top.txt"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ReceivedFrom = %+v, want %+v", got, want)
+	}
+	if !got.Has("apps/b/other.yaml") || got.Has("apps/b") {
+		t.Errorf("Has: files are received, folders are implied: %+v", got.Paths)
+	}
+	// Not run by argocd-cmp-server: the record says so instead of walking
+	// whatever lies above.
+	if got := ReceivedFrom(t.TempDir()); got.Error == "" || len(got.Paths) != 0 {
+		t.Errorf("outside a %s folder: %+v, want an error and no paths", WorkDirName, got)
+	}
+}
+
+func TestFailingUntil(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Unix(1_800_000_000, 0)
+	if err := FailingUntil(dir, now); err != nil {
+		t.Errorf("without %s: %v, want nil", FailUntilFile, err)
+	}
+	write(t, filepath.Join(dir, FailUntilFile), "1800000010\n", 0o644)
+	if err := FailingUntil(dir, now); err == nil || !strings.Contains(err.Error(), "asked to fail until 2027-01-15T08:00:10Z") {
+		t.Errorf("before the time: %v, want the error naming it", err)
+	}
+	if err := FailingUntil(dir, now.Add(10*time.Second)); err != nil {
+		t.Errorf("at the time: %v, want nil", err)
+	}
+	write(t, filepath.Join(dir, FailUntilFile), "soon", 0o644)
+	if err := FailingUntil(dir, now); err == nil || !strings.Contains(err.Error(), "want a Unix time") {
+		t.Errorf("a bad time: %v, want an error saying what to write", err)
+	}
+	var out bytes.Buffer
+	write(t, filepath.Join(dir, FailUntilFile), "4000000000", 0o644) // 2096
+	if err := Generate(dir, "p", func(string) string { return "" }, &out); err == nil || out.Len() != 0 {
+		t.Errorf("Generate before the time: %v with %d bytes out, want an error and no output", err, out.Len())
 	}
 }

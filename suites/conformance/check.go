@@ -134,7 +134,12 @@ type Check struct {
 	// of these roles, over those it has (the UPG checks follow every
 	// reference plugin's applications through a hop).
 	AnyRole []Role
-	Test    func(ctx context.Context, s *Suite)
+	// RepoServer are repo-server settings (ARGOCD_*=value) the check runs
+	// under, for a documented behaviour behind an option; the repo-server
+	// gets its own back after. A binding's settings win (a witness that
+	// turns the option off).
+	RepoServer []string
+	Test       func(ctx context.Context, s *Suite)
 }
 
 // AppliesTo says whether the check applies to an Argo CD version.

@@ -258,3 +258,19 @@ func TestChecksFailThroughGomega(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeSettings(t *testing.T) {
+	check := []string{"ARGOCD_A=true", "ARGOCD_B=1"}
+	witness := []string{"ARGOCD_A=false", "ARGOCD_C="}
+	got := mergeSettings(check, witness)
+	want := []string{"ARGOCD_B=1", "ARGOCD_A=false", "ARGOCD_C="}
+	if !slices.Equal(got, want) {
+		t.Errorf("mergeSettings = %v, want %v: the binding's value wins, by name", got, want)
+	}
+	if got := mergeSettings(check, nil); !slices.Equal(got, check) {
+		t.Errorf("without the binding's: %v, want the check's %v", got, check)
+	}
+	if !slices.Equal(check, []string{"ARGOCD_A=true", "ARGOCD_B=1"}) {
+		t.Errorf("mergeSettings changed the check's own list: %v", check)
+	}
+}

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -193,6 +194,29 @@ func reconfigureRepoServer(cfg Config, b Binding) {
 	}, ginkgo.NodeTimeout(5*time.Minute))
 }
 
+// underSettings restarts the repo-server with the check's settings and the
+// binding's over them, and with the binding's alone once the check is done.
+// A failure here is the harness's, never the check's outcome.
+func underSettings(ctx context.Context, env *dsl.Env, b Binding, c Check) {
+	if env.RepoServer == nil {
+		ginkgo.Fail(fmt.Sprintf("%s runs under repo-server settings %v, which this runtime cannot set", c.ID, c.RepoServer))
+	}
+	settings := mergeSettings(c.RepoServer, b.RepoServerSettings)
+	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
+		gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, b.RepoServerSettings)).To(gomega.Succeed(), "restoring the repo-server's settings after %s", c.ID)
+	}, ginkgo.NodeTimeout(5*time.Minute))
+	gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, settings)).To(gomega.Succeed(), "setting %v on the repo-server for %s", settings, c.ID)
+}
+
+// mergeSettings is base with over's values winning, by name.
+func mergeSettings(base, over []string) []string {
+	name := func(kv string) string { n, _, _ := strings.Cut(kv, "="); return n }
+	out := slices.DeleteFunc(slices.Clone(base), func(kv string) bool {
+		return slices.ContainsFunc(over, func(o string) bool { return name(o) == name(kv) })
+	})
+	return append(out, over...)
+}
+
 // keyOf finds a spec's key from its containers: cmp-conformance/<binding>,
 // or cmp-conformance/upgrade/hop <name>/<binding>, below whatever containers
 // hold the tree (an author's own Ginkgo suite).
@@ -236,6 +260,9 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 				ginkgo.Skip(msg)
 			}
 		}
+	}
+	if len(c.RepoServer) > 0 {
+		underSettings(ctx, env, b, c)
 	}
 	s := NewSuite(env, b)
 	s.hop = hop

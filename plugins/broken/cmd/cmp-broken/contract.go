@@ -1,14 +1,18 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/plugins/contract"
+	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
 )
 
 // contractModes are broken variants of cmp-contract for the DISC, INIT,
@@ -91,6 +95,53 @@ func contractModes() map[string]func(arg string) error {
 						return err
 					}
 				}
+			}
+			return contract.Generate(".", plugin, os.Getenv, os.Stdout)
+		},
+		// Remembers its first failure, outside the working copy, and
+		// repeats it ever after: a plugin caching its own errors, which no
+		// refresh of Argo CD's clears.
+		"generate-sticky-failure": func(plugin string) error {
+			sum := sha256.Sum256([]byte(os.Getenv("ARGOCD_APP_NAME")))
+			state := filepath.Join(os.TempDir(), "cmp-broken-sticky-"+hex.EncodeToString(sum[:8]))
+			if msg, err := os.ReadFile(state); err == nil {
+				return errors.New(string(msg))
+			}
+			if err := contract.FailingUntil(".", time.Now()); err != nil {
+				if werr := os.WriteFile(state, []byte(err.Error()), 0o600); werr != nil {
+					return werr
+				}
+				return err
+			}
+			return contract.Generate(".", plugin, os.Getenv, os.Stdout)
+		},
+		// Renders every folder of what it was sent, not only its own: in a
+		// multi-source application, the other sources' objects again.
+		"generate-whole-repository": func(plugin string) error {
+			root, err := contract.ReceivedRoot(".")
+			if err != nil {
+				return err
+			}
+			here, err := filepath.Abs(".")
+			if err != nil {
+				return err
+			}
+			err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				switch {
+				case err != nil:
+					return err
+				case !d.IsDir() || p == here:
+					return nil
+				case d.Name() == ".git":
+					return filepath.SkipDir
+				}
+				if err := plain.Generate(p, os.Stdout); err != nil && !errors.Is(err, plain.ErrNoFiles) {
+					return err
+				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			return contract.Generate(".", plugin, os.Getenv, os.Stdout)
 		},
