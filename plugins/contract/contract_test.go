@@ -164,6 +164,11 @@ func TestReceivedFrom(t *testing.T) {
 	if !got.Has("apps/b/other.yaml") || got.Has("apps/b") {
 		t.Errorf("Has: files are received, folders are implied: %+v", got.Paths)
 	}
+	// As argocd-cmp-server runs it: in the folder, which generate calls ".".
+	t.Chdir(filepath.Join(root, "apps/a"))
+	if rel := ReceivedFrom(".").AppRelPath; rel != "apps/a" {
+		t.Errorf(`ReceivedFrom(".").AppRelPath = %q, want apps/a`, rel)
+	}
 	// Not run by argocd-cmp-server: the record says so instead of walking
 	// whatever lies above.
 	if got := ReceivedFrom(t.TempDir()); got.Error == "" || len(got.Paths) != 0 {

@@ -30,11 +30,18 @@ type Received struct {
 
 // ReceivedFrom lists what reached the plugin whose working directory is dir.
 func ReceivedFrom(dir string) Received {
-	root, err := ReceivedRoot(dir)
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return Received{Error: err.Error()}
 	}
-	rel, _ := filepath.Rel(root, dir)
+	root, err := ReceivedRoot(abs)
+	if err != nil {
+		return Received{Error: err.Error()}
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return Received{Error: err.Error()}
+	}
 	r := Received{AppRelPath: filepath.ToSlash(rel)}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
