@@ -38,9 +38,9 @@ var streamedLimits = Check{
 	},
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleNamedOnly)
-		// Discovered too where the plugin has a rule: a named plugin with
-		// discovery must match (the reference has none).
-		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("ssg-limits").Path("contract-app"), RoleNamedOnly).Plugin(p.FullName())
+		// DISC-008's probe file too: a named plugin that has discovery
+		// must also match (#18053); the reference has none.
+		c := s.Given(ctx).NamePrefix("ssg-limits").Path("contract-app").File(p.Name+".probe", nil).Plugin(p.FullName())
 		c.When().CreateApp().Then().Expect(dsl.NoActionError())
 		dir, err := c.Checkout(ctx)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
