@@ -48,9 +48,8 @@ var errorCache = Check{
 
 		// While the plugin fails: normal refreshes, each one a failure
 		// (until the cache serves them), stopping short of the window's end
-		// so that none runs the plugin after it.
-		// A refresh a second at most: a cached error answers in
-		// milliseconds, and hundreds of refreshes prove no more than a few.
+		// so that none runs the plugin after it; a second apart, since a
+		// cached error answers in milliseconds.
 		refreshes := 1
 		pace := time.NewTicker(time.Second)
 		defer pace.Stop()
@@ -69,7 +68,7 @@ var errorCache = Check{
 		cons = cons.When().Refresh(false).Then().Expect(dsl.NoActionError())
 		msg := comparisonError(cons)
 		gomega.Expect(msg).To(gomega.MatchRegexp(failing.String()), "after %d refreshes of a failing plugin, and once its error had gone away, a normal refresh ran the plugin again: the error was not served from the repo-server's cache (%q)", refreshes, msg)
-		observe("the error was served from the cache after %d refreshes during the %s the plugin failed: %s", refreshes, failWindow, msg)
+		observe("the error was served from the cache after %d refreshes during the %s the plugin failed: %s", refreshes, failWindow, shortened(msg))
 
 		cons = cons.When().Refresh(true).Then().Expect(dsl.NoActionError())
 		gomega.Eventually(func() string { return comparisonError(cons) }).WithContext(ctx).
@@ -86,12 +85,7 @@ func comparisonError(cons *dsl.Consequences) string {
 	ginkgo.GinkgoHelper()
 	app, err := cons.App()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading the application")
-	for _, c := range app.Status.Conditions {
-		if c.Type == v1alpha1.ApplicationConditionComparisonError {
-			return c.Message
-		}
-	}
-	return ""
+	return conditionMessage(app, v1alpha1.ApplicationConditionComparisonError)
 }
 
 // waitUntil blocks until the clock passes t, or ctx ends.

@@ -183,29 +183,27 @@ func bindingDecorations(b Binding) []any {
 // first check and takes them back after its last, Ctrl-C included.
 func reconfigureRepoServer(cfg Config, b Binding) {
 	ginkgo.BeforeAll(func(ctx ginkgo.SpecContext) {
-		env := cfg.Env()
-		if env.RepoServer == nil {
-			ginkgo.Fail(fmt.Sprintf("%s changes the repo-server's settings, which this runtime cannot do", b.Name))
-		}
-		ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
-			gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, nil)).To(gomega.Succeed(), "restoring the repo-server's own settings after %s", b.Name)
-		}, ginkgo.NodeTimeout(5*time.Minute))
-		gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, b.RepoServerSettings)).To(gomega.Succeed(), "setting %v on the repo-server for %s", b.RepoServerSettings, b.Name)
+		withRepoServerSettings(ctx, cfg.Env(), b.RepoServerSettings, nil, b.Name)
 	}, ginkgo.NodeTimeout(5*time.Minute))
 }
 
-// underSettings restarts the repo-server with the check's settings and the
-// binding's over them, and with the binding's alone once the check is done.
-// A failure here is the harness's, never the check's outcome.
-func underSettings(ctx context.Context, env *dsl.Env, b Binding, c Check) {
+// withRepoServerSettings restarts the repo-server with settings, and with
+// restore once the running node's scope ends (DeferCleanup). A failure here
+// is the harness's, never a check's outcome.
+func withRepoServerSettings(ctx context.Context, env *dsl.Env, settings, restore []string, who string) {
 	if env.RepoServer == nil {
-		ginkgo.Fail(fmt.Sprintf("%s runs under repo-server settings %v, which this runtime cannot set", c.ID, c.RepoServer))
+		ginkgo.Fail(fmt.Sprintf("%s changes the repo-server's settings (%v), which this runtime cannot do", who, settings))
 	}
-	settings := mergeSettings(c.RepoServer, b.RepoServerSettings)
 	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
-		gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, b.RepoServerSettings)).To(gomega.Succeed(), "restoring the repo-server's settings after %s", c.ID)
+		gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, restore)).To(gomega.Succeed(), "restoring the repo-server's settings after %s", who)
 	}, ginkgo.NodeTimeout(5*time.Minute))
-	gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, settings)).To(gomega.Succeed(), "setting %v on the repo-server for %s", settings, c.ID)
+	gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, settings)).To(gomega.Succeed(), "setting %v on the repo-server for %s", settings, who)
+}
+
+// underSettings runs a check under its repo-server settings, the binding's
+// over them, and gives the repo-server the binding's alone after it.
+func underSettings(ctx context.Context, env *dsl.Env, b Binding, c Check) {
+	withRepoServerSettings(ctx, env, mergeSettings(c.RepoServer, b.RepoServerSettings), b.RepoServerSettings, c.ID)
 }
 
 // mergeSettings is base with over's values winning, by name.
