@@ -45,7 +45,7 @@ type unit struct {
 }
 
 // shareStride spaces the port ranges of the shares: a run takes its base
-// plus 0..6, the plugin services from base+10 (argocd.PortsFrom), a few per
+// plus 0..8, the plugin services from base+10 (argocd.PortsFrom), a few per
 // service plugin.
 const shareStride = 100
 

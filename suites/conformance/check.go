@@ -35,6 +35,8 @@ const (
 	Files         Area = "files"
 	Credentials   Area = "credentials"
 	Upgrade       Area = "upgrade"
+	// Hydrator is the source hydrator with a plugin dry source.
+	Hydrator Area = "hydrator"
 	// Plugin is the plugin profile: black-box checks of one plugin as it
 	// ships, judged on its author's samples (certify).
 	Plugin Area = "plugin"

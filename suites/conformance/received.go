@@ -9,6 +9,7 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
@@ -51,12 +52,21 @@ func readReceived(ctx context.Context, env *dsl.Env, c *dsl.Context) (Received, 
 	if err != nil {
 		return Received{}, fmt.Errorf("reading what the plugin received (ConfigMap %s/%s): %w", c.Name(), sidecar.ReceivedConfigMap, err)
 	}
-	r := Received{App: c, Env: map[string]string{}}
-	if err := json.Unmarshal(cm.BinaryData[sidecar.KeyEnviron], &r.Env); err != nil {
-		return Received{}, fmt.Errorf("ConfigMap %s: %s is not a JSON object: %w", sidecar.ReceivedConfigMap, sidecar.KeyEnviron, err)
+	recorded, err := environOf(cm)
+	if err != nil {
+		return Received{}, err
 	}
-	r.Parameters = r.Env["ARGOCD_APP_PARAMETERS"]
-	return r, nil
+	return Received{App: c, Env: recorded, Parameters: recorded["ARGOCD_APP_PARAMETERS"]}, nil
+}
+
+// environOf reads the environment the parameterized plugin recorded in its
+// ConfigMap.
+func environOf(cm *corev1.ConfigMap) (map[string]string, error) {
+	env := map[string]string{}
+	if err := json.Unmarshal(cm.BinaryData[sidecar.KeyEnviron], &env); err != nil {
+		return nil, fmt.Errorf("ConfigMap %s: %s is not a JSON object: %w", sidecar.ReceivedConfigMap, sidecar.KeyEnviron, err)
+	}
+	return env, nil
 }
 
 var notEnvChar = regexp.MustCompile(`[^A-Z0-9_]`)

@@ -16,7 +16,7 @@ func All() []Check {
 		svcRestart, svcNativeDiscovery,
 		faultHang, faultCrash, faultInvalidYAML, faultHuge, faultExecTimeout, pruneEmptyOutput,
 		discFileNameGlob, discFileNameFirst, discFindGlob, discGlobFirst, discFindCommand, discFindCommandEnv, discFindCommandRoot, discNamedOnly,
-		initRunsFirst, initOutputIgnored, initFailureSurfaces, modeDefault, modePreserved, linksInside, linksLeaving, tarExclusions, generatePathsOnly, generatePathsListed, errorCache, streamedLimits, multiSource,
+		initRunsFirst, initOutputIgnored, initFailureSurfaces, modeDefault, modePreserved, linksInside, linksLeaving, linksThroughParent, tarExclusions, generatePathsOnly, generatePathsListed, errorCache, streamedLimits, multiSource, hydratePlugin,
 		credsHTTPS, credsTemplate, credsSSH, credsWithheld,
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
