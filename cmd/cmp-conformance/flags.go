@@ -44,7 +44,7 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "use this argocd binary (e.g. the official argocd-linux-amd64) instead of obtaining one")
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing")
 	fl.StringVar(&f.output, "output", "_output", "folder for reports (<output>/reports/<run-id>), plugin programs and environment state")
-	fl.IntVar(&f.portBase, "port-base", 18080, "first of the 127.0.0.1 ports a run listens on: Argo CD base..base+6, plugin services from base+10, the embedded cluster base+40..base+45")
+	fl.IntVar(&f.portBase, "port-base", 18080, "first of the 127.0.0.1 ports a run listens on: Argo CD and its git server base..base+8, plugin services from base+10, the embedded cluster base+40..base+45")
 	fl.StringArrayVar(&f.plugins, "plugin", nil, "ROLE=DIR: run the checks of ROLE against the plugin in DIR (a folder with plugin.yaml); roles: "+roles())
 	fl.StringArrayVar(&f.images, "plugin-image", nil, "ROLE=IMAGE: run the checks of ROLE against the plugin image IMAGE as it ships (present on this machine: nothing is pulled), run as Argo CD's documented sidecar (argocd-cmp-server of the version as entrypoint, uid 999); its plugin.yaml is read from "+pluginimage.ConfigPath)
 	fl.StringArrayVar(&f.pluginPath, "plugin-path", nil, "folder of programs your plugin.yaml commands name (put first on the plugin's PATH)")
