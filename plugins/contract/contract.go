@@ -100,7 +100,9 @@ type Record struct {
 // Find is the discovery command. It matches (prints, exits 0) when the
 // application's plugin env sets FindEnv to marker, or when the folder it
 // runs in holds marker, whose content can ask for a non-match: "silent"
-// exits 0 printing nothing, "fail" prints and exits 1. Each plugin passes a
+// exits 0 printing nothing, "fail" prints and exits 1, and "hang RECORD"
+// prints a match, then returns a *Hang for the caller to hang on (DISC-009).
+// Each plugin passes a
 // marker of its own, so plugins sharing this program never match each
 // other's applications.
 func Find(dir, marker string, getenv func(string) string, w io.Writer) error {
@@ -128,7 +130,13 @@ func Find(dir, marker string, getenv func(string) string, w io.Writer) error {
 		fmt.Fprintln(w, "found", marker)
 		return errors.New("asked to fail by " + marker)
 	default:
-		return fmt.Errorf("%s says %q; want match, silent or fail", marker, mode)
+		if record, ok := strings.CutPrefix(mode, "hang "); ok && filepath.IsAbs(record) {
+			if _, err := fmt.Fprintln(w, "found", marker); err != nil {
+				return err
+			}
+			return &Hang{Record: record}
+		}
+		return fmt.Errorf("%s says %q; want match, silent, fail or hang /ABSOLUTE/RECORD", marker, mode)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -37,6 +38,8 @@ func TestFind(t *testing.T) {
 		{name: "silent", present: true, content: "silent\n", wantOut: false},
 		{name: "fail", present: true, content: "fail\n", wantOut: true, wantErr: true},
 		{name: "unknown", present: true, content: "maybe", wantErr: true},
+		{name: "hang", present: true, content: "hang /tmp/record\n", wantOut: true, wantErr: true},
+		{name: "hang with a relative record", present: true, content: "hang record", wantErr: true},
 		{name: "env names the marker", env: "m.marker", wantOut: true},
 		{name: "env names another marker", env: "other.marker", wantOut: false},
 	}
@@ -64,6 +67,12 @@ func TestFind(t *testing.T) {
 				t.Errorf("output %q, want output %v", out.String(), tt.wantOut)
 			}
 		})
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "m.marker"), "hang /tmp/r", 0o644)
+	var hang *Hang
+	if err := Find(dir, "m.marker", noEnv, &bytes.Buffer{}); !errors.As(err, &hang) || hang.Record != "/tmp/r" {
+		t.Errorf("Find of a hang marker: %v, want a *Hang recording in /tmp/r", err)
 	}
 	if err := Find(t.TempDir(), "", noEnv, &bytes.Buffer{}); err == nil {
 		t.Error("Find without a marker: want an error")

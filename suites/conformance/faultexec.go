@@ -70,7 +70,7 @@ func stoppedAfter(record string, now time.Time) (time.Duration, error) {
 	for _, line := range strings.Split(string(data), "\n") {
 		what, at, ok := strings.Cut(line, " ")
 		n, err := strconv.ParseInt(at, 10, 64)
-		if !ok || err != nil {
+		if !ok || err != nil || (what != "started" && what != "alive") {
 			continue
 		}
 		if what == "started" && started != 0 {

@@ -144,3 +144,34 @@ var linksInside = Check{
 		gomega.Expect(problems).To(gomega.BeEmpty(), "symlinks as the plugin found them")
 	},
 }
+
+var linksLooping = Check{
+	ID: "LINK-004", Title: "symlink loops inside the repository (a link to its own folder, to its parent, two links to each other) reach the plugin as links, and the application renders",
+	Area: Files, Level: Core, Versions: ">=2.8.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFiles},
+	// Issue 17's "a repository with a symlink loop": every link stays inside
+	// the repository, so none is refused; an Argo CD that followed links
+	// (to check them, or to archive them) would never finish, or fail.
+	Upstream: []string{"argoproj/argo-cd#13342", "argoproj/argo-cd#11444"},
+	Test: func(ctx context.Context, s *Suite) {
+		links := map[string]string{"self": ".", "up": "..", "ping": "pong", "pong": "ping"}
+		c := s.Given(ctx).NamePrefix("link-loop").Path("contract-app").SourcePath("app").
+			File("app/config.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: link-loop-config\n"))
+		for link, target := range links {
+			c = c.Link("app/"+link, target)
+		}
+		_, rec := renderedBy(s, s.DiscoveredBy(c, RoleFiles), RoleFiles)
+		var problems []string
+		for link, target := range links {
+			e, ok := rec.Entry(link)
+			switch {
+			case !ok:
+				problems = append(problems, link+" did not reach the plugin")
+			case e.Type != "symlink":
+				problems = append(problems, fmt.Sprintf("%s reached the plugin as a %s, not a symlink", link, e.Type))
+			case e.Target != target:
+				problems = append(problems, fmt.Sprintf("%s reached the plugin as a link to %q, want %q as in git", link, e.Target, target))
+			}
+		}
+		gomega.Expect(problems).To(gomega.BeEmpty(), "the looping symlinks as the plugin found them")
+	},
+}

@@ -29,9 +29,27 @@ func contractModes() map[string]func(arg string) error {
 				fmt.Println("matched by env")
 				return nil
 			}
-			if _, err := os.Stat(marker); err == nil {
+			if data, err := os.ReadFile(marker); err == nil {
+				if strings.HasPrefix(string(data), "hang ") { // DISC-009's hang is the reference's
+					return contract.Find(".", marker, os.Getenv, os.Stdout)
+				}
 				fmt.Println("found", marker)
 			}
+			return nil
+		},
+		// Hangs as cmp-contract's find does, but its child escapes to a
+		// session of its own, where a kill of the command's process group
+		// does not reach: a plugin that leaves a process running.
+		"find-escaping-hang": func(marker string) error {
+			err := contract.Find(".", marker, os.Getenv, os.Stdout)
+			var hang *contract.Hang
+			if errors.As(err, &hang) {
+				return contract.HangWithChild(hang, true)
+			}
+			return err
+		},
+		contract.HangChildArg: func(record string) error {
+			contract.HangChild(record)
 			return nil
 		},
 		// Reads no environment: as if Argo CD gave the command none.

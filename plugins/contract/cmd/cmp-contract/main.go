@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -12,7 +13,7 @@ import (
 const usage = `usage: cmp-contract find MARKER | init | generate [PLUGIN]
   run by argocd-cmp-server in the application folder:
   find      discovery: matches when the file MARKER is here (its content may say
-            silent or fail) or ` + contract.FindEnv + `=MARKER
+            silent, fail, or hang RECORD) or ` + contract.FindEnv + `=MARKER
   init      writes ` + contract.InitFile + `; fails when ` + contract.InitFailFile + ` is here
   generate  the folder's YAML files and a record of the working copy, naming PLUGIN`
 
@@ -28,6 +29,12 @@ func main() {
 	switch {
 	case len(args) == 2 && args[0] == "find":
 		err = contract.Find(".", arg(), os.Getenv, os.Stdout)
+		var hang *contract.Hang
+		if errors.As(err, &hang) {
+			err = contract.HangWithChild(hang, false)
+		}
+	case len(args) == 2 && args[0] == contract.HangChildArg:
+		contract.HangChild(arg())
 	case len(args) == 1 && args[0] == "init":
 		err = contract.Init(".", os.Stdout)
 	case len(args) >= 1 && len(args) <= 2 && args[0] == "generate":

@@ -28,7 +28,7 @@ func main() {
 		out := bufio.NewWriterSize(os.Stdout, 1<<20)
 		hang := func() {
 			out.Flush()
-			recordStop(os.Getenv(faulty.StopRecordEnv))
+			faulty.RecordHang(os.Getenv(faulty.StopRecordEnv))
 			// Until argocd-cmp-server kills it (a timer, unlike select{},
 			// is not a deadlock the Go runtime would end).
 			time.Sleep(math.MaxInt64)
@@ -48,28 +48,6 @@ func main() {
 	default:
 		usage()
 	}
-}
-
-// recordStop, when the application asks for it (FAULT-005), records when
-// the hang began and then, every 250 ms, that it is still alive, so the last
-// line says when it was stopped, to a quarter second, whatever the signal
-// (Go's CommandContext kills with SIGKILL, which no handler sees). The
-// plugin's own clock: load on the machine does not skew it.
-func recordStop(path string) {
-	if path == "" {
-		return
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cmp-faulty:", err)
-		return
-	}
-	fmt.Fprintf(f, "started %d\n", time.Now().UnixNano())
-	go func() {
-		for range time.Tick(250 * time.Millisecond) {
-			fmt.Fprintf(f, "alive %d\n", time.Now().UnixNano())
-		}
-	}()
 }
 
 func usage() {

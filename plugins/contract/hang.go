@@ -1,0 +1,58 @@
+package contract
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/cmp-conformance/cmp-conformance/plugins/faulty"
+)
+
+// Hang is Find's answer to a marker that says "hang RECORD" (DISC-009): the
+// command has printed a match and must now never exit by itself, as a
+// discovery script stuck on a network call would. Its caller hangs
+// (HangWithChild), so that a check can see that Argo CD stopped it and
+// what it started.
+type Hang struct{ Record string }
+
+func (h *Hang) Error() string { return "asked to hang, recording in " + h.Record }
+
+// HangChildArg is the subcommand a hanging command runs its child with.
+const HangChildArg = "hang-child"
+
+// HangLimit ends a hang nothing stopped, so a run whose Argo CD failed to
+// stop it leaves nothing running for long.
+const HangLimit = 2 * time.Minute
+
+// ChildRecord is where the child of the hang recorded in record records.
+func ChildRecord(record string) string { return record + ".child" }
+
+// HangWithChild starts a child of the running program (HangChildArg,
+// ChildRecord(h.Record)), which records its life there, records this
+// process's life in h.Record, and sleeps until killed. With escape the
+// child starts a session of its own, out of reach of a kill of the
+// command's process group: a plugin that leaves a process behind (a
+// witness). The child's output goes nowhere, so the command's pipes close
+// when the command dies.
+func HangWithChild(h *Hang, escape bool) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	child := exec.Command(self, HangChildArg, ChildRecord(h.Record))
+	child.SysProcAttr = &syscall.SysProcAttr{Setsid: escape}
+	if err := child.Start(); err != nil {
+		return err
+	}
+	faulty.RecordHang(h.Record)
+	time.Sleep(HangLimit)
+	return errors.New("hung for " + HangLimit.String() + " and nothing stopped it")
+}
+
+// HangChild is the child's program.
+func HangChild(record string) {
+	faulty.RecordHang(record)
+	time.Sleep(HangLimit)
+}

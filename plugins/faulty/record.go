@@ -1,0 +1,30 @@
+package faulty
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+// RecordHang, when path is set, records in that file (appending) the
+// process's pid, when the hang began and then, every 250 ms, that it is
+// still alive, so the last line says when it was stopped, to a quarter
+// second, whatever the signal (Go's CommandContext kills with SIGKILL, which
+// no handler sees). The plugin's own clock: load on the machine does not
+// skew it. The lines are "pid N", "started UNIXNANO", "alive UNIXNANO".
+func RecordHang(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "recording the hang:", err)
+		return
+	}
+	fmt.Fprintf(f, "pid %d\nstarted %d\n", os.Getpid(), time.Now().UnixNano())
+	go func() {
+		for range time.Tick(250 * time.Millisecond) {
+			fmt.Fprintf(f, "alive %d\n", time.Now().UnixNano())
+		}
+	}()
+}

@@ -1,0 +1,118 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/plugins/contract"
+)
+
+// DISC-009 is issue 17's "a find command that hangs": the docs say plugin
+// commands run under the repo-server's timeouts, and a hung discovery
+// script is a plugin author's everyday fault (a network call in find).
+var discFindCommandHang = Check{
+	ID: "DISC-009", Title: "a discover.find.command that hangs is stopped with the processes it started by the repo-server's deadline, and holds up no other application",
+	Area: Discover, Level: Core, Versions: ">=2.8.0", Requires: []Feature{Discovery}, Roles: []Role{RoleDiscoverCommand},
+	Upstream: []string{discoverDocs},
+	Test: func(ctx context.Context, s *Suite) {
+		marker := s.Plugin(RoleDiscoverCommand).Name + ".marker"
+		record := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-find-hang"))
+		// Registered first, so it runs after the application's deletion.
+		ginkgo.DeferCleanup(endHang, record)
+		// Unvalidated: the API server's validation runs discovery too, and
+		// would wait out the deadline before the application exists.
+		hung := s.Given(ctx).NamePrefix("disc-cmd-hang").Path("contract-app").File(marker, []byte("hang "+record+"\n")).
+			When().CreateAppUnvalidated().Then().Expect(dsl.NoActionError())
+		child := contract.ChildRecord(record)
+		ginkgo.By("the find command hangs, with a child it started")
+		gomega.Eventually(ctx, func() error { return hangStarted(record, child) }).
+			WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed())
+
+		ginkgo.By("meanwhile, an application the same command matches at once: rendered")
+		renderedBy(s, s.Given(ctx).NamePrefix("disc-cmd-beside").Path("contract-app").File(marker, []byte("match\n")), RoleDiscoverCommand)
+		ran, err := stoppedAfter(record, time.Now())
+		gomega.Expect(err).To(gomega.HaveOccurred(), "the other application was rendered only after the hanging find command had stopped (it ran %.1fs): one application's discovery held up another's", ran.Seconds())
+
+		ginkgo.By("the hanging command: stopped by the repo-server's deadline")
+		repoTimeout := repoServerTimeout()
+		gomega.Eventually(ctx, func() error {
+			var err error
+			ran, err = stoppedAfter(record, time.Now())
+			return err
+		}).WithTimeout(repoTimeout+10*time.Second).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(), "the hanging find command's record")
+		observe("the hanging find command was stopped %.1fs after it began (repo-server timeout %s)", ran.Seconds(), repoTimeout)
+		gomega.Expect(ran).To(gomega.BeNumerically("<=", repoTimeout+execSlack),
+			"the find command ran %.1fs, past the repo-server's deadline of %s", ran.Seconds(), repoTimeout)
+		ginkgo.By("the process it started: stopped with it")
+		gomega.Eventually(ctx, func() error {
+			_, err := stoppedAfter(child, time.Now())
+			return err
+		}).WithTimeout(execSlack).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(),
+			"the process the find command started (pid %d) kept running after the command was stopped: stopping a command must stop what it started", hangPID(child))
+		observeHangOutcome(hung)
+	},
+}
+
+// hangStarted says whether every record has begun.
+func hangStarted(records ...string) error {
+	for _, r := range records {
+		data, err := os.ReadFile(r)
+		if err != nil || !strings.Contains(string(data), "\nstarted ") {
+			return fmt.Errorf("%s has not begun to hang: was the application's discovery run? (%v)", filepath.Base(r), err)
+		}
+	}
+	return nil
+}
+
+// hangPID is the pid a hang record names (0 when none).
+func hangPID(record string) int {
+	data, _ := os.ReadFile(record)
+	for _, line := range strings.Split(string(data), "\n") {
+		if n, ok := strings.CutPrefix(line, "pid "); ok {
+			pid, _ := strconv.Atoi(n)
+			return pid
+		}
+	}
+	return 0
+}
+
+// observeHangOutcome reports what the user of the hanging application sees:
+// the docs do not say, so it is not judged.
+func observeHangOutcome(cons *dsl.Consequences) {
+	app, err := cons.App()
+	if err != nil {
+		observe("reading the hanging application: %v", err)
+		return
+	}
+	var conds []string
+	for _, c := range app.Status.Conditions {
+		conds = append(conds, fmt.Sprintf("%s: %.160s", c.Type, c.Message))
+	}
+	observe("the hanging application: source type %q, sync %q, conditions %q", app.Status.SourceType, app.Status.Sync.Status, conds)
+}
+
+// endHang kills what a hang record names if it still runs (a run whose
+// Argo CD did not stop it, or a witness's escaped child) and removes the
+// records. Only a process still running this project's hang is killed.
+func endHang(record string) {
+	for _, r := range []string{record, contract.ChildRecord(record)} {
+		pid := hangPID(r)
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		args := strings.Split(string(cmdline), "\x00")
+		if pid > 0 && err == nil && (slices.Contains(args, contract.HangChildArg) || slices.Contains(args, "find") || slices.Contains(args, "find-escaping-hang")) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		_ = os.Remove(r)
+	}
+}
