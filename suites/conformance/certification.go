@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 )
 
 // Certification is a plugin author's certify.yaml: the sample applications
@@ -56,7 +57,19 @@ type Sample struct {
 	// given, into what it generates (PLUG-012 sets each to a fresh value
 	// and looks for it).
 	Reaches []string `json:"reaches,omitempty"`
+	// Access is how Argo CD reaches the sample's repository: "" (plain
+	// HTTP, no credentials), "https" (HTTPS with a username and password
+	// registered in Argo CD, under the run's own CA) or "ssh" (a private
+	// key). A plugin with provideGitCreds obtains those credentials; every
+	// check that uses the sample uses its access.
+	Access string `json:"access,omitempty"`
 }
+
+// Sample access values and what they mean to the DSL.
+var sampleAccess = map[string]dsl.GitAccess{"": dsl.GitPlain, "https": dsl.GitHTTPSRepository, "ssh": dsl.GitSSHRepository}
+
+// GitAccess is how the sample's repository is reached.
+func (s Sample) GitAccess() dsl.GitAccess { return sampleAccess[s.Access] }
 
 // Expected is what a sample must generate.
 type Expected struct {
@@ -150,6 +163,9 @@ func (c *Certification) validate() error {
 			params[p.Name] = true
 		}
 		errs = append(errs, reachesProblem(where, s))
+		if _, ok := sampleAccess[s.Access]; !ok {
+			errs = append(errs, fmt.Errorf("%s.access is %q: want https or ssh (or leave it out for plain HTTP)", where, s.Access))
+		}
 		if e := s.Expect; e != nil {
 			if e.Golden == "" && len(e.Kinds) == 0 {
 				errs = append(errs, fmt.Errorf("%s.expect: give golden, kinds or both (or leave expect out)", where))
@@ -315,6 +331,11 @@ samples:
     # String parameters whose value your plugin puts, as given, into what
     # it generates: each is set to a fresh value, which must appear.
     # reaches: [greeting]
+    # How Argo CD reaches the sample's repository: https (a username and
+    # password, under the run's own CA) or ssh (a private key); left out,
+    # plain HTTP without credentials. With provideGitCreds in plugin.yaml
+    # your plugin obtains them through GIT_ASKPASS (or GIT_SSH_COMMAND).
+    # access: https
 # Folders your plugin's discovery must not claim, beyond a plain YAML folder
 # (Argo CD's own Directory type, which no plugin may take):
 # foreign:

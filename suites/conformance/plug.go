@@ -234,7 +234,7 @@ func Catalogue() []Check {
 // left to discovery, with the sample's parameters and environment.
 func sampleApp(ctx context.Context, s *Suite, sm Sample, prefix string, named bool) *dsl.Context {
 	cert := s.Certification()
-	c := s.Given(ctx).NamePrefix(prefix+"-"+sm.Name).Source(cert.FS, cert.SourcePath(sm.Path))
+	c := s.Given(ctx).NamePrefix(prefix+"-"+sm.Name).Source(cert.FS, cert.SourcePath(sm.Path)).Access(sm.GitAccess())
 	if named {
 		c.Plugin(s.Plugin(RoleSubject).FullName())
 	}
