@@ -213,12 +213,20 @@ func runShares(ctx context.Context, f *runFlags, version, bin, dir string, share
 	close(allDone)
 	for _, r := range runs {
 		r.report = readReport(filepath.Join(r.output, "reports", reports.LatestLink, reports.ReportJSON))
-		var exit *exec.ExitError
-		if errors.As(r.err, &exit) && exit.ExitCode() == 1 && r.report != nil {
-			r.err = nil // a failed check: the merged results say which
-		}
+		r.err = shareError(r.err, r.report != nil)
 	}
 	return runs
+}
+
+// shareError is what a share's exit means to the run: exit 1 (a check
+// failed) and 3 (partial: a label filter left Core checks out of the share)
+// are verdicts the merged results restate, when the share wrote its report.
+func shareError(err error, reported bool) error {
+	var exit interface{ ExitCode() int }
+	if reported && errors.As(err, &exit) && (exit.ExitCode() == 1 || exit.ExitCode() == 3) {
+		return nil
+	}
+	return err
 }
 
 // startShare starts one child; the goroutines it adds to wg copy its output
