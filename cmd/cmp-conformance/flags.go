@@ -51,7 +51,7 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.BoolVar(&f.noDownload, "no-download", false, "never download release binaries (build from source)")
 	fl.BoolVar(&f.noBuild, "no-build", false, "never build binaries from source")
 	fl.BoolVar(&f.retry, "retry-toolchain", false, "retry obtaining versions that failed before (failures are remembered)")
-	fl.BoolVar(&f.allowExistingArgoCD, "allow-existing-argocd", false, "with --runtime existing: overwrite the Argo CD already in the cluster's argocd namespace (a throw-away cluster only)")
+	fl.BoolVar(&f.allowExistingArgoCD, "allow-existing-argocd", false, "with --runtime existing: run although the cluster already has an Argo CD (its CRDs are replaced by the version under test; a throw-away cluster only)")
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 2*time.Minute, "bound on the cluster coming up, and on all Argo CD components becoming ready")
 }
 
@@ -103,7 +103,7 @@ func (f *envFlags) validate() error {
 			return fmt.Errorf("--kubeconfig: %w", err)
 		}
 		if !f.allowExistingArgoCD {
-			if err := existing.Preflight(context.Background(), f.kubeconfig, "argocd"); err != nil {
+			if err := existing.Preflight(context.Background(), f.kubeconfig, environment.ExistingNamespace); err != nil {
 				return err
 			}
 		}
