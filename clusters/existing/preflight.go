@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,6 +45,9 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 
 // refuseArgoCD says what Argo CD it finds, if any.
 func refuseArgoCD(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, namespace string) error {
+	if ns, err := cs.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{}); err == nil && ns.Status.Phase == corev1.NamespaceTerminating {
+		return fmt.Errorf("--runtime existing: namespace %s is still being deleted (an earlier run's install, removed as it ended): wait until `kubectl get namespace %s` finds nothing, then run again", namespace, namespace)
+	}
 	found := ""
 	if _, err := cs.CoreV1().ConfigMaps(namespace).Get(ctx, "argocd-cm", metav1.GetOptions{}); err == nil {
 		found = fmt.Sprintf("ConfigMap argocd-cm in namespace %s", namespace)
