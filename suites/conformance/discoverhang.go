@@ -50,7 +50,8 @@ var discFindCommandHang = Check{
 			var err error
 			ran, err = stoppedAfter(record, time.Now())
 			return err
-		}).WithTimeout(repoTimeout+10*time.Second).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(), "the hanging find command's record")
+		}).WithTimeout(repoTimeout+10*time.Second).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(),
+			"the find command was not stopped by the repo-server's deadline (%s): it was still running %s later", repoTimeout, 10*time.Second)
 		observe("the hanging find command was stopped %.1fs after it began (repo-server timeout %s)", ran.Seconds(), repoTimeout)
 		gomega.Expect(ran).To(gomega.BeNumerically("<=", repoTimeout+execSlack),
 			"the find command ran %.1fs, past the repo-server's deadline of %s", ran.Seconds(), repoTimeout)
