@@ -28,12 +28,16 @@ var discFindCommandHang = Check{
 	Test: func(ctx context.Context, s *Suite) {
 		marker := s.Plugin(RoleDiscoverCommand).Name + ".marker"
 		record := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-find-hang"))
-		// Registered first, so it runs after the application's deletion.
-		ginkgo.DeferCleanup(endHang, record)
+		// Registered before the application and after it, so that it runs
+		// both after its deletion (a hang a last refresh began) and before
+		// it: where no deadline stops a hang, the controller would hold the
+		// deletion until the hang ends.
+		ginkgo.DeferCleanup(endHang, record, true)
 		// Unvalidated: the API server's validation runs discovery too, and
 		// would wait out the deadline before the application exists.
 		hung := s.Given(ctx).NamePrefix("disc-cmd-hang").Path("contract-app").File(marker, []byte("hang "+record+"\n")).
 			When().CreateAppUnvalidated().Then().Expect(dsl.NoActionError())
+		ginkgo.DeferCleanup(endHang, record, false)
 		child := contract.ChildRecord(record)
 		ginkgo.By("the find command hangs, with a child it started")
 		gomega.Eventually(ctx, func() error { return hangStarted(record, child) }).
@@ -104,9 +108,10 @@ func observeHangOutcome(cons *dsl.Consequences) {
 }
 
 // endHang kills what a hang record names if it still runs (a run whose
-// Argo CD did not stop it, or a witness's escaped child) and removes the
-// records. Only a process still running this project's hang is killed.
-func endHang(record string) {
+// Argo CD did not stop it, or a witness's escaped child). Only a process
+// still running this project's hang is killed. The last call removes the
+// records.
+func endHang(record string, last bool) {
 	for _, r := range []string{record, contract.ChildRecord(record)} {
 		pid := hangPID(r)
 		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -114,6 +119,8 @@ func endHang(record string) {
 		if pid > 0 && err == nil && (slices.Contains(args, contract.HangChildArg) || slices.Contains(args, "find") || slices.Contains(args, "find-escaping-hang")) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-		_ = os.Remove(r)
+		if last {
+			_ = os.Remove(r)
+		}
 	}
 }
