@@ -80,14 +80,24 @@ func hangStarted(records ...string) error {
 	return nil
 }
 
-// hangPID is the pid a hang record names (0 when none).
-func hangPID(record string) int {
+// hangPIDs are the pids a hang record names, one per hang, in order.
+func hangPIDs(record string) []int {
 	data, _ := os.ReadFile(record)
+	var pids []int
 	for _, line := range strings.Split(string(data), "\n") {
 		if n, ok := strings.CutPrefix(line, "pid "); ok {
-			pid, _ := strconv.Atoi(n)
-			return pid
+			if pid, err := strconv.Atoi(n); err == nil && pid > 0 {
+				pids = append(pids, pid)
+			}
 		}
+	}
+	return pids
+}
+
+// hangPID is the pid of a record's first hang (0 when none).
+func hangPID(record string) int {
+	if pids := hangPIDs(record); len(pids) > 0 {
+		return pids[0]
 	}
 	return 0
 }
@@ -113,11 +123,12 @@ func observeHangOutcome(cons *dsl.Consequences) {
 // records.
 func endHang(record string, last bool) {
 	for _, r := range []string{record, contract.ChildRecord(record)} {
-		pid := hangPID(r)
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		args := strings.Split(string(cmdline), "\x00")
-		if pid > 0 && err == nil && (slices.Contains(args, contract.HangChildArg) || slices.Contains(args, "find") || slices.Contains(args, "find-escaping-hang")) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+		for _, pid := range hangPIDs(r) {
+			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			args := strings.Split(string(cmdline), "\x00")
+			if err == nil && (slices.Contains(args, contract.HangChildArg) || slices.Contains(args, "find") || slices.Contains(args, "find-escaping-hang")) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
 		}
 		if last {
 			_ = os.Remove(r)
