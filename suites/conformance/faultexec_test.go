@@ -22,9 +22,12 @@ func TestStoppedAfterReadsTheFirstHang(t *testing.T) {
 	if _, err := stoppedAfter(p, now); err == nil || !strings.Contains(err.Error(), "still running") {
 		t.Errorf("a hang still alive: err = %v", err)
 	}
-	os.WriteFile(p, []byte("started 1000000000\nalive 8000000000\nalive 16000000000\nstarted 20000000000\nalive 21000000000\n"), 0o644)
+	os.WriteFile(p, []byte("pid 41\nstarted 1000000000\nalive 8000000000\nalive 16000000000\npid 42\nstarted 20000000000\nalive 21000000000\n"), 0o644)
 	if d, err := stoppedAfter(p, now); err != nil || d != 15*time.Second {
 		t.Errorf("stoppedAfter = %v, %v; want the first hang, 15s", d, err)
+	}
+	if got := hangPIDs(p); len(got) != 2 || got[0] != 41 || got[1] != 42 || hangPID(p) != 41 {
+		t.Errorf("hangPIDs = %v, want [41 42], the first 41", got)
 	}
 }
 
