@@ -110,6 +110,9 @@ type witness struct {
 	// witness's checks run: a witness that is an Argo CD with a protection
 	// turned off (the plugin is then a reference plugin under its own name).
 	RepoServer map[string]string `json:"repoServer,omitempty"`
+	// Controller are ARGOCD_* settings of the application controller, the
+	// same way (hydrator-off: ARGOCD_HYDRATOR_ENABLED).
+	Controller map[string]string `json:"controller,omitempty"`
 }
 
 // imageBuild is an image a run builds before it starts: a witness that
@@ -313,7 +316,10 @@ func readWitness(file string) (conformance.Binding, string, *imageBuild, error) 
 		return conformance.Binding{}, "", nil, errors.New("imageTools needs image: true")
 	}
 	b := conformance.Binding{Name: "broken/" + filepath.Base(dir), Witness: true, MustFail: w.MustFail, FailsWith: failsWith, ForgedRecord: w.ForgedRecord}
-	if b.RepoServerSettings, err = repoServerSettings(w.RepoServer); err != nil {
+	if b.RepoServerSettings, err = argoCDSettings("repoServer", w.RepoServer); err != nil {
+		return conformance.Binding{}, "", nil, err
+	}
+	if b.ControllerSettings, err = argoCDSettings("controller", w.Controller); err != nil {
 		return conformance.Binding{}, "", nil, err
 	}
 	b.Subjects = map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}
@@ -328,13 +334,13 @@ func readWitness(file string) (conformance.Binding, string, *imageBuild, error) 
 	return b, w.Profile, build, nil
 }
 
-// repoServerSettings turns a witness's repoServer map into KEY=VALUE
-// settings, in name order.
-func repoServerSettings(m map[string]string) ([]string, error) {
+// argoCDSettings turns a witness's repoServer or controller map into
+// KEY=VALUE settings, in name order.
+func argoCDSettings(field string, m map[string]string) ([]string, error) {
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !argocd.IsRepoServerSetting(k) {
-			return nil, fmt.Errorf("repoServer: %q is not a repo-server setting (want an ARGOCD_* variable such as ARGOCD_REPO_SERVER_ALLOW_OUT_OF_BOUNDS_SYMLINKS)", k)
+			return nil, fmt.Errorf("%s: %q is not a setting (want an ARGOCD_* variable such as ARGOCD_REPO_SERVER_ALLOW_OUT_OF_BOUNDS_SYMLINKS or ARGOCD_HYDRATOR_ENABLED)", field, k)
 		}
 		out = append(out, k+"="+m[k])
 	}

@@ -198,7 +198,8 @@ func TestLoadWitnessRejects(t *testing.T) {
 		{name: "catalogue check in the plugin profile", witness: "role: subject\nprofile: plugin\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x}\n", want: "mustFail names SMOKE-001"},
 		{name: "plugin check in the catalogue", witness: "role: plain\nmustFail: [PLUG-001]\nfailsWith: {PLUG-001: x}\n", want: "mustFail names PLUG-001"},
 		{name: "plugin witness without certify.yaml", witness: "role: subject\nprofile: plugin\nmustFail: [PLUG-001]\nfailsWith: {PLUG-001: x}\n", want: "certify.yaml"},
-		{name: "repo-server setting that is not one", witness: "role: files\nrepoServer: {PATH: /x}\nmustFail: [TAR-001]\nfailsWith: {TAR-001: x}\n", want: `"PATH" is not a repo-server setting`},
+		{name: "repo-server setting that is not one", witness: "role: files\nrepoServer: {PATH: /x}\nmustFail: [TAR-001]\nfailsWith: {TAR-001: x}\n", want: `repoServer: "PATH" is not a setting`},
+		{name: "controller setting that is not one", witness: "role: files\ncontroller: {HOME: /x}\nmustFail: [TAR-001]\nfailsWith: {TAR-001: x}\n", want: `controller: "HOME" is not a setting`},
 		{name: "bad pattern", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: 'a('}\n", want: "failsWith SMOKE-001: error parsing regexp"},
 	}
 	for _, tt := range tests {
@@ -226,7 +227,7 @@ func TestLoadWitnessRejects(t *testing.T) {
 }
 
 func TestLoadWitnessRepoServerSettings(t *testing.T) {
-	w := "role: files\nrepoServer: {ARGOCD_B: '', ARGOCD_A: 'true'}\nmustFail: [TAR-001]\nfailsWith: {TAR-001: x}\n"
+	w := "role: files\nrepoServer: {ARGOCD_B: '', ARGOCD_A: 'true'}\ncontroller: {ARGOCD_HYDRATOR_ENABLED: 'false'}\nmustFail: [TAR-001]\nfailsWith: {TAR-001: x}\n"
 	root := fakeRepo(t, map[string]string{"w": w})
 	b, _, _, err := loadWitness(filepath.Join(root, "plugins", "broken", "w", "witness.yaml"))
 	if err != nil {
@@ -234,6 +235,9 @@ func TestLoadWitnessRepoServerSettings(t *testing.T) {
 	}
 	if want := []string{"ARGOCD_A=true", "ARGOCD_B="}; !slices.Equal(b.RepoServerSettings, want) {
 		t.Errorf("RepoServerSettings = %q, want %q (in name order, empty values kept)", b.RepoServerSettings, want)
+	}
+	if want := []string{"ARGOCD_HYDRATOR_ENABLED=false"}; !slices.Equal(b.ControllerSettings, want) {
+		t.Errorf("ControllerSettings = %q, want %q", b.ControllerSettings, want)
 	}
 }
 

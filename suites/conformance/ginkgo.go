@@ -133,8 +133,8 @@ func Register(cfg Config) error {
 		}
 		for _, b := range cfg.Bindings {
 			ginkgo.Describe(b.Name, bindingDecorations(b), func() {
-				if len(b.RepoServerSettings) > 0 {
-					reconfigureRepoServer(cfg, b)
+				if len(b.RepoServerSettings) > 0 || len(b.ControllerSettings) > 0 {
+					reconfigureArgoCD(cfg, b)
 				}
 				for _, c := range checks {
 					// The upgrade checks judge a hop: only an upgrade run has one.
@@ -173,18 +173,36 @@ func Register(cfg Config) error {
 // them; ContinueOnFailure, since a witness fails checks on purpose and the
 // rest must still run.
 func bindingDecorations(b Binding) []any {
-	if len(b.RepoServerSettings) > 0 {
+	if len(b.RepoServerSettings) > 0 || len(b.ControllerSettings) > 0 {
 		return []any{ginkgo.Ordered, ginkgo.ContinueOnFailure}
 	}
 	return nil
 }
 
-// reconfigureRepoServer sets the binding's repo-server settings before its
-// first check and takes them back after its last, Ctrl-C included.
-func reconfigureRepoServer(cfg Config, b Binding) {
+// reconfigureArgoCD sets the binding's repo-server and controller settings
+// before its first check and takes them back after its last, Ctrl-C
+// included.
+func reconfigureArgoCD(cfg Config, b Binding) {
 	ginkgo.BeforeAll(func(ctx ginkgo.SpecContext) {
-		withRepoServerSettings(ctx, cfg.Env(), b.RepoServerSettings, nil, b.Name)
+		if len(b.RepoServerSettings) > 0 {
+			withRepoServerSettings(ctx, cfg.Env(), b.RepoServerSettings, nil, b.Name)
+		}
+		if len(b.ControllerSettings) > 0 {
+			withControllerSettings(ctx, cfg.Env(), b.ControllerSettings, b.Name)
+		}
 	}, ginkgo.NodeTimeout(5*time.Minute))
+}
+
+// withControllerSettings restarts the controller with settings, and with
+// its own once the running node's scope ends.
+func withControllerSettings(ctx context.Context, env *dsl.Env, settings []string, who string) {
+	if env.Controller == nil {
+		ginkgo.Fail(fmt.Sprintf("%s changes the controller's settings (%v), which this runtime cannot do", who, settings))
+	}
+	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
+		gomega.Expect(env.Controller.ReconfigureController(ctx, nil)).To(gomega.Succeed(), "restoring the controller's settings after %s", who)
+	}, ginkgo.NodeTimeout(5*time.Minute))
+	gomega.Expect(env.Controller.ReconfigureController(ctx, settings)).To(gomega.Succeed(), "setting %v on the controller for %s", settings, who)
 }
 
 // withRepoServerSettings restarts the repo-server with settings, and with

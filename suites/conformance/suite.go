@@ -43,6 +43,9 @@ type Binding struct {
 	// the binding's checks run, and taken back after: a witness that is an
 	// Argo CD with a protection turned off, not a plugin.
 	RepoServerSettings []string
+	// ControllerSettings are the same for the application controller (the
+	// source hydrator's switch is one).
+	ControllerSettings []string
 }
 
 // FailsForTheRightReason says whether a witness's failure of check id

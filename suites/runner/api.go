@@ -128,6 +128,6 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	}
 	return dsl.NewEnv(dsl.Env{Apps: api.Apps, Repos: api.Repos, RepoCreds: api.RepoCreds, Kube: kc, Clientset: cs, Git: env.Git,
 		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
-		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD, PluginFiles: env.ArgoCD, Discovery: env.ArgoCD, RepoServer: env.ArgoCD,
+		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD, PluginFiles: env.ArgoCD, Discovery: env.ArgoCD, RepoServer: env.ArgoCD, Controller: env.ArgoCD,
 		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: api.Token}), nil
 }
