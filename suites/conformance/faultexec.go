@@ -61,11 +61,18 @@ var faultExecTimeout = Check{
 // lasted (its last "alive" line), once that hang is over: no line for a
 // second, or a later hang begun.
 func stoppedAfter(record string, now time.Time) (time.Duration, error) {
+	started, last, err := hangSpan(record, now)
+	return last.Sub(started), err
+}
+
+// hangSpan is when a record's first hang began and when it was last seen
+// alive, once that hang is over (as stoppedAfter says).
+func hangSpan(record string, now time.Time) (started, last time.Time, err error) {
 	data, err := os.ReadFile(record)
 	if err != nil {
-		return 0, fmt.Errorf("the plugin wrote no record yet: %w", err)
+		return started, last, fmt.Errorf("the plugin wrote no record yet: %w", err)
 	}
-	var started, last int64
+	var first, end int64
 	over := false
 	for _, line := range strings.Split(string(data), "\n") {
 		what, at, ok := strings.Cut(line, " ")
@@ -73,22 +80,23 @@ func stoppedAfter(record string, now time.Time) (time.Duration, error) {
 		if !ok || err != nil || (what != "started" && what != "alive") {
 			continue
 		}
-		if what == "started" && started != 0 {
+		if what == "started" && first != 0 {
 			over = true
 			break
 		}
 		if what == "started" {
-			started = n
+			first = n
 		}
-		last = n
+		end = n
 	}
-	if started == 0 {
-		return 0, fmt.Errorf("the record has no start: %q", data)
+	if first == 0 {
+		return started, last, fmt.Errorf("the record has no start: %q", data)
 	}
-	if !over && now.Sub(time.Unix(0, last)) < time.Second {
-		return 0, fmt.Errorf("the hanging command is still running (%.1fs so far)", time.Duration(last-started).Seconds())
+	started, last = time.Unix(0, first), time.Unix(0, end)
+	if !over && now.Sub(last) < time.Second {
+		return started, last, fmt.Errorf("the hanging command is still running (%.1fs so far)", last.Sub(started).Seconds())
 	}
-	return time.Duration(last - started), nil
+	return started, last, nil
 }
 
 // pluginExecTimeout is the subject sidecar's ARGOCD_EXEC_TIMEOUT.

@@ -26,6 +26,9 @@ func TestStoppedAfterReadsTheFirstHang(t *testing.T) {
 	if d, err := stoppedAfter(p, now); err != nil || d != 15*time.Second {
 		t.Errorf("stoppedAfter = %v, %v; want the first hang, 15s", d, err)
 	}
+	if start, last, err := hangSpan(p, now); err != nil || start != time.Unix(1, 0) || last != time.Unix(16, 0) {
+		t.Errorf("hangSpan = %v, %v, %v; want 1s and 16s after the epoch", start, last, err)
+	}
 	if got := hangPIDs(p); len(got) != 2 || got[0] != 41 || got[1] != 42 || hangPID(p) != 41 {
 		t.Errorf("hangPIDs = %v, want [41 42], the first 41", got)
 	}
