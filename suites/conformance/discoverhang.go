@@ -26,18 +26,23 @@ var discFindCommandHang = Check{
 	Area: Discover, Level: Core, Versions: ">=2.8.0", Requires: []Feature{Discovery}, Roles: []Role{RoleDiscoverCommand},
 	Upstream: []string{discoverDocs},
 	Test: func(ctx context.Context, s *Suite) {
-		marker := s.Plugin(RoleDiscoverCommand).Name + ".marker"
-		record := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-find-hang"))
+		p := s.Plugin(RoleDiscoverCommand)
+		marker := p.Name + ".marker"
+		// The plugin writes its record where it runs (in its container's
+		// /tmp, for an image); the check reads it where that is on this host.
+		plugged := "/tmp/" + dsl.UniqueName("cmpc-find-hang")
+		record, err := s.Env.PluginHostPath(p.FullName(), plugged)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		// Registered before the application and after it, so that it runs
 		// both after its deletion (a hang a last refresh began) and before
 		// it: where no deadline stops a hang, the controller would hold the
 		// deletion until the hang ends.
-		ginkgo.DeferCleanup(endHang, record, true)
+		ginkgo.DeferCleanup(endHang, record, marker, true)
 		// Unvalidated: the API server's validation runs discovery too, and
 		// would wait out the deadline before the application exists.
-		hung := s.Given(ctx).NamePrefix("disc-cmd-hang").Path("contract-app").File(marker, []byte("hang "+record+"\n")).
+		hung := s.Given(ctx).NamePrefix("disc-cmd-hang").Path("contract-app").File(marker, []byte("hang "+plugged+"\n")).
 			When().CreateAppUnvalidated().Then().Expect(dsl.NoActionError())
-		ginkgo.DeferCleanup(endHang, record, false)
+		ginkgo.DeferCleanup(endHang, record, marker, false)
 		child := contract.ChildRecord(record)
 		ginkgo.By("the find command hangs, with a child it started")
 		gomega.Eventually(ctx, func() error { return hangStarted(record, child) }).
@@ -124,16 +129,18 @@ func observeHangOutcome(cons *dsl.Consequences) {
 	observe("the hanging application: source type %q, sync %q, conditions %q", app.Status.SourceType, app.Status.Sync.Status, conds)
 }
 
-// endHang kills what a hang record names if it still runs (a run whose
-// Argo CD did not stop it, or a witness's escaped child). Only a process
-// still running this project's hang is killed. The last call removes the
-// records.
-func endHang(record string, last bool) {
+// endHang kills what a hang record names if it still runs on this host (a
+// run whose Argo CD did not stop it, or a witness's escaped child): only a
+// process whose command line names the marker (the find command) or the
+// record (its child). Pids a container recorded mean nothing here, and
+// that check keeps them from killing anything; the container goes at the
+// end of the run. The last call removes the records.
+func endHang(record, marker string, last bool) {
 	for _, r := range []string{record, contract.ChildRecord(record)} {
 		for _, pid := range hangPIDs(r) {
 			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 			args := strings.Split(string(cmdline), "\x00")
-			if err == nil && (slices.Contains(args, contract.HangChildArg) || slices.Contains(args, "find") || slices.Contains(args, "find-escaping-hang")) {
+			if err == nil && (slices.Contains(args, marker) || slices.ContainsFunc(args, func(a string) bool { return filepath.Base(a) == filepath.Base(contract.ChildRecord(record)) })) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
