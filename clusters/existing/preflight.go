@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cmp-conformance/cmp-conformance/clusters"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
 )
 
 // Preflight refuses a cluster that already holds an Argo CD: one in
@@ -38,9 +39,6 @@ func Preflight(ctx context.Context, kubeconfig, namespace string) error {
 	return refuseArgoCD(ctx, cs, dyn, namespace)
 }
 
-// ManagedBy is the label value of what a run installs (argocd.ManagedByLabel).
-const ManagedBy = "cmp-conformance"
-
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // refuseArgoCD says what Argo CD it finds, if any.
@@ -59,7 +57,7 @@ func refuseArgoCD(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Inte
 	}
 	crd, err := dyn.Resource(crdGVR).Get(ctx, "applications.argoproj.io", metav1.GetOptions{})
 	switch {
-	case err == nil && crd.GetLabels()["app.kubernetes.io/managed-by"] != ManagedBy && found == "":
+	case err == nil && crd.GetLabels()[kube.ManagedByLabel] != kube.FieldManager && found == "":
 		found = "CustomResourceDefinition applications.argoproj.io, not installed by cmp-conformance"
 	case err != nil && !errors.IsNotFound(err):
 		return fmt.Errorf("--runtime existing: reading Argo CD's CRDs: %w", err)

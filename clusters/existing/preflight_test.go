@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
 )
 
 func TestRefuseArgoCD(t *testing.T) {
@@ -36,7 +38,7 @@ func TestRefuseArgoCD(t *testing.T) {
 		"argocd-server":                          {objects: []runtime.Object{dep}, want: "Deployment argocd-server"},
 		"a ConfigMap named so elsewhere, no CRD": {objects: []runtime.Object{other}},
 		"someone's CRDs":                         {crd: crd(map[string]any{"app.kubernetes.io/part-of": "argocd"}), want: "applications.argoproj.io, not installed by cmp-conformance"},
-		"CRDs an earlier run left":               {crd: crd(map[string]any{"app.kubernetes.io/managed-by": ManagedBy})},
+		"CRDs an earlier run left":               {crd: crd(map[string]any{kube.ManagedByLabel: kube.FieldManager})},
 		"our namespace still terminating": {objects: []runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ours"}, Status: corev1.NamespaceStatus{Phase: corev1.NamespaceTerminating}}},
 			want: "still being deleted"},
 	} {

@@ -339,7 +339,7 @@ func readWitness(file string) (conformance.Binding, string, *imageBuild, error) 
 func argoCDSettings(field string, m map[string]string) ([]string, error) {
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !argocd.IsRepoServerSetting(k) {
+		if !argocd.IsSetting(k) {
 			return nil, fmt.Errorf("%s: %q is not a setting (want an ARGOCD_* variable such as ARGOCD_REPO_SERVER_ALLOW_OUT_OF_BOUNDS_SYMLINKS or ARGOCD_HYDRATOR_ENABLED)", field, k)
 		}
 		out = append(out, k+"="+m[k])

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -49,6 +50,17 @@ func HangWithChild(h *Hang, escape bool) error {
 	faulty.RecordHang(h.Record)
 	time.Sleep(HangLimit)
 	return errors.New("hung for " + HangLimit.String() + " and nothing stopped it")
+}
+
+// FindOrHang is Find, which hangs (HangWithChild) when the marker asks it
+// to: the discovery program of cmp-contract and of its broken variants.
+func FindOrHang(dir, marker string, getenv func(string) string, w io.Writer, escape bool) error {
+	err := Find(dir, marker, getenv, w)
+	var hang *Hang
+	if errors.As(err, &hang) {
+		return HangWithChild(hang, escape)
+	}
+	return err
 }
 
 // HangChild is the child's program.

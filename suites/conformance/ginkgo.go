@@ -133,7 +133,7 @@ func Register(cfg Config) error {
 		}
 		for _, b := range cfg.Bindings {
 			ginkgo.Describe(b.Name, bindingDecorations(b), func() {
-				if len(b.RepoServerSettings) > 0 || len(b.ControllerSettings) > 0 {
+				if b.ChangesArgoCD() {
 					reconfigureArgoCD(cfg, b)
 				}
 				for _, c := range checks {
@@ -173,7 +173,7 @@ func Register(cfg Config) error {
 // them; ContinueOnFailure, since a witness fails checks on purpose and the
 // rest must still run.
 func bindingDecorations(b Binding) []any {
-	if len(b.RepoServerSettings) > 0 || len(b.ControllerSettings) > 0 {
+	if b.ChangesArgoCD() {
 		return []any{ginkgo.Ordered, ginkgo.ContinueOnFailure}
 	}
 	return nil

@@ -48,6 +48,12 @@ type Binding struct {
 	ControllerSettings []string
 }
 
+// ChangesArgoCD says whether the binding runs under repo-server or
+// controller settings of its own.
+func (b Binding) ChangesArgoCD() bool {
+	return len(b.RepoServerSettings) > 0 || len(b.ControllerSettings) > 0
+}
+
 // FailsForTheRightReason says whether a witness's failure of check id
 // (message msg) is the one it declares; with no declaration, any is.
 func (b Binding) FailsForTheRightReason(id, msg string) (bool, string) {

@@ -31,7 +31,7 @@ func contractModes() map[string]func(arg string) error {
 			}
 			if data, err := os.ReadFile(marker); err == nil {
 				if strings.HasPrefix(string(data), "hang ") { // DISC-009's hang is the reference's
-					return contract.Find(".", marker, os.Getenv, os.Stdout)
+					return contract.FindOrHang(".", marker, os.Getenv, os.Stdout, false)
 				}
 				fmt.Println("found", marker)
 			}
@@ -41,12 +41,7 @@ func contractModes() map[string]func(arg string) error {
 		// session of its own, where a kill of the command's process group
 		// does not reach: a plugin that leaves a process running.
 		"find-escaping-hang": func(marker string) error {
-			err := contract.Find(".", marker, os.Getenv, os.Stdout)
-			var hang *contract.Hang
-			if errors.As(err, &hang) {
-				return contract.HangWithChild(hang, true)
-			}
-			return err
+			return contract.FindOrHang(".", marker, os.Getenv, os.Stdout, true)
 		},
 		contract.HangChildArg: func(record string) error {
 			contract.HangChild(record)
@@ -54,7 +49,7 @@ func contractModes() map[string]func(arg string) error {
 		},
 		// Reads no environment: as if Argo CD gave the command none.
 		"find-without-env": func(marker string) error {
-			return contract.Find(".", marker, func(string) string { return "" }, os.Stdout)
+			return contract.FindOrHang(".", marker, func(string) string { return "" }, os.Stdout, false)
 		},
 		// Prepares the parent folder instead of the application folder.
 		"init-elsewhere": func(string) error {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -28,11 +27,7 @@ func main() {
 	var err error
 	switch {
 	case len(args) == 2 && args[0] == "find":
-		err = contract.Find(".", arg(), os.Getenv, os.Stdout)
-		var hang *contract.Hang
-		if errors.As(err, &hang) {
-			err = contract.HangWithChild(hang, false)
-		}
+		err = contract.FindOrHang(".", arg(), os.Getenv, os.Stdout, false)
 	case len(args) == 2 && args[0] == contract.HangChildArg:
 		contract.HangChild(arg())
 	case len(args) == 1 && args[0] == "init":
