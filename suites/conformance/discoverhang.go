@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -28,11 +29,11 @@ var discFindCommandHang = Check{
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleDiscoverCommand)
 		marker := p.Name + ".marker"
-		// The plugin writes its record where it runs (in its container's
-		// /tmp, for an image); the check reads it where that is on this host.
-		plugged := "/tmp/" + dsl.UniqueName("cmpc-find-hang")
-		record, err := s.Env.PluginHostPath(p.FullName(), plugged)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		// The plugin writes its record in a folder of the run (its
+		// container's /tmp, for an image); the check reads it from this host.
+		pluginDir, hostDir := s.Env.PluginScratch(p.FullName())
+		name := dsl.UniqueName("cmpc-find-hang")
+		plugged, record := path.Join(pluginDir, name), filepath.Join(hostDir, name)
 		// Registered before the application and after it, so that it runs
 		// both after its deletion (a hang a last refresh began) and before
 		// it: where no deadline stops a hang, the controller would hold the
