@@ -9,18 +9,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/kind/pkg/cluster"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 	kindexec "sigs.k8s.io/kind/pkg/exec"
+	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/clusters"
 )
@@ -41,6 +45,11 @@ type Options struct {
 	// Config is an optional kind Cluster configuration (v1alpha4 YAML).
 	// NodeImage overrides the images of its nodes.
 	Config []byte
+	// Mirrors sends the nodes' pulls from a registry host (quay.io) to an
+	// endpoint (http://cmpc-registry:5000) instead, through containerd's
+	// configuration: images are then pulled under the names manifests use,
+	// from a registry of this machine.
+	Mirrors map[string]string
 }
 
 // Provider creates and removes one kind cluster.
@@ -150,6 +159,21 @@ func (e *engine) hasImage(ctx context.Context, image string) error {
 		image, e.cli, e.cli, err, lastLines(out, 1))
 }
 
+// UnprivilegedLabel marks a node image that runs without --privileged
+// (fixtures/nodeimage sets it).
+const UnprivilegedLabel = "io.cmp-conformance.unprivileged-node"
+
+// hasLabel says whether the local image carries label.
+func (e *engine) hasLabel(ctx context.Context, image, label string) (bool, error) {
+	cctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(cctx, e.cli, "image", "inspect", "--format", "{{json .Config.Labels}}", image).Output()
+	if err != nil {
+		return false, fmt.Errorf("reading the labels of node image %s: %w", image, err)
+	}
+	return strings.Contains(string(out), strconv.Quote(label)+":"), nil
+}
+
 func (e *engine) exists(name string) (bool, error) {
 	names, err := e.kind.List()
 	if err != nil {
@@ -190,7 +214,19 @@ func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
 	}
 	// Said now, not as runc's "unable to apply caps" from deep inside kind.
 	if priv, err := HostPrivilege(); err == nil && !priv.Privileged() {
-		return nil, fmt.Errorf("kind cluster %s: %s (running kind's nodes so is not implemented yet: issue 15); choose --runtime embedded", name, priv.Explain())
+		if e.cli != "docker" {
+			return nil, fmt.Errorf("kind cluster %s: %s; that is done for docker only, not %s: choose --runtime embedded", name, priv.Explain(), e.cli)
+		}
+		if ok, err := e.hasLabel(ctx, p.opts.NodeImage, UnprivilegedLabel); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, fmt.Errorf("kind cluster %s: %s, and node image %s cannot run so: without --privileged its cgroup mounts stay read-only. "+
+				"Use a node image made with 'cmp-conformance images build --kind-node', whose entrypoint makes them writable (it carries the label %s)",
+				name, priv.Explain(), p.opts.NodeImage, UnprivilegedLabel)
+		}
+		if err := installShim(filepath.Join(p.opts.Dir, "shim"), e.cli, priv.Flags); err != nil {
+			return nil, fmt.Errorf("kind cluster %s: %w", name, err)
+		}
 	}
 	opts := []cluster.CreateOption{
 		cluster.CreateWithNodeImage(p.opts.NodeImage),
@@ -200,9 +236,11 @@ func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
 		cluster.CreateWithDisplayUsage(false),
 		cluster.CreateWithDisplaySalutation(false),
 	}
-	if len(p.opts.Config) > 0 {
-		opts = append(opts, cluster.CreateWithRawConfig(p.opts.Config))
+	cfg, err := p.config()
+	if err != nil {
+		return nil, err
 	}
+	opts = append(opts, cluster.CreateWithV1Alpha4Config(cfg))
 	if err := p.create(ctx, e.kind, opts); err != nil {
 		hint := "rerun with retain to keep the nodes for debugging"
 		if p.opts.Retain {
@@ -211,6 +249,31 @@ func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
 		return nil, fmt.Errorf("creating kind cluster %s from %s: %w%s: %s", name, p.opts.NodeImage, err, detail(err), hint)
 	}
 	return clusters.Connect(ctx, name, p.kubeconfig())
+}
+
+// config is Options.Config with the mirrors added as containerd patches.
+func (p *Provider) config() (*v1alpha4.Cluster, error) {
+	cfg := &v1alpha4.Cluster{}
+	if len(p.opts.Config) > 0 {
+		if err := yaml.UnmarshalStrict(p.opts.Config, cfg); err != nil {
+			return nil, fmt.Errorf("kind cluster %s: its configuration does not parse as kind's v1alpha4 Cluster: %w", p.opts.Name, err)
+		}
+	}
+	cfg.Kind, cfg.APIVersion = "Cluster", "kind.x-k8s.io/v1alpha4"
+	if patch := MirrorPatch(p.opts.Mirrors); patch != "" {
+		cfg.ContainerdConfigPatches = append(cfg.ContainerdConfigPatches, patch)
+	}
+	return cfg, nil
+}
+
+// MirrorPatch is containerd's configuration (version 2, which kind's nodes
+// use) sending each registry host's pulls to its endpoint.
+func MirrorPatch(mirrors map[string]string) string {
+	var b strings.Builder
+	for _, host := range slices.Sorted(maps.Keys(mirrors)) {
+		fmt.Fprintf(&b, "[plugins.\"io.containerd.grpc.v1.cri\".registry.mirrors.%q]\n  endpoint = [%q]\n", host, mirrors[host])
+	}
+	return b.String()
 }
 
 // create runs kind's Create, which takes no context, in a goroutine. When ctx

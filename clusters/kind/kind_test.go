@@ -185,3 +185,28 @@ func TestExistingClusterIsReusedAndDestroyed(t *testing.T) {
 		t.Fatalf("second Destroy: %v", err)
 	}
 }
+
+func TestConfigAddsMirrors(t *testing.T) {
+	p, err := New(Options{Name: "m", NodeImage: "img", Dir: t.TempDir(),
+		Config:  []byte("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnetworking:\n  ipFamily: ipv4\n"),
+		Mirrors: map[string]string{"quay.io": "http://reg:5000", "docker.io": "http://reg:5000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := p.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[plugins.\"io.containerd.grpc.v1.cri\".registry.mirrors.\"docker.io\"]\n  endpoint = [\"http://reg:5000\"]\n" +
+		"[plugins.\"io.containerd.grpc.v1.cri\".registry.mirrors.\"quay.io\"]\n  endpoint = [\"http://reg:5000\"]\n"
+	if len(cfg.ContainerdConfigPatches) != 1 || cfg.ContainerdConfigPatches[0] != want {
+		t.Errorf("patches %q, want [%q]", cfg.ContainerdConfigPatches, want)
+	}
+	if cfg.Networking.IPFamily != "ipv4" {
+		t.Errorf("the given configuration was lost: %+v", cfg.Networking)
+	}
+	p.opts.Config = []byte("kind: Cluster\nnodez: []\n")
+	if _, err := p.config(); err == nil || !strings.Contains(err.Error(), "does not parse") {
+		t.Errorf("a misspelt field: got %v", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/nodeimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 )
 
@@ -36,7 +37,7 @@ certify them as any plugin image is certified:
   cmp-conformance run --plugin-image parameterized=cmp-conformance/sidecar:dev`,
 	}
 	var output string
-	var examples bool
+	var examples, kindNode bool
 	build := &cobra.Command{Use: "build [FOLDER...]", Short: "Build the images of the reference plugins (all with a Dockerfile, or the folders named), or of the examples",
 		RunE: func(_ *cobra.Command, args []string) error {
 			root, err := repoRoot()
@@ -45,6 +46,9 @@ certify them as any plugin image is certified:
 			}
 			if examples {
 				return buildExamples(root, output, args)
+			}
+			if kindNode {
+				return buildKindNode(output)
 			}
 			folders, err := imageFolders(root, args)
 			if err != nil {
@@ -78,6 +82,8 @@ certify them as any plugin image is certified:
 		}}
 	build.Flags().StringVar(&output, "output", "_output", "folder for the plugin programs (<output>/bin)")
 	build.Flags().BoolVar(&examples, "examples", false, "build the example plugins of examples/ instead (cmp-conformance/example-<folder>:dev; a Debian base made with debootstrap where image.yaml asks for one)")
+	build.Flags().BoolVar(&kindNode, "kind-node", false, "build the kind node image instead ("+nodeimage.Repository+":<kubernetes version>-<digest>): a Debian base made with debootstrap, Kubernetes built from the module proxy, the images kubeadm runs inside; tens of minutes on a cold machine, then cached")
+	build.MarkFlagsMutuallyExclusive("examples", "kind-node")
 	cmd.AddCommand(build)
 	return cmd
 }
