@@ -35,6 +35,9 @@ func buildKindNode(output string) error {
 		return failed(err)
 	}
 	obtained := time.Since(start)
+	for _, n := range spec.Notes {
+		fmt.Fprintln(os.Stderr, "note:", n)
+	}
 	tag, built, err := nodeimage.Ensure(ctx, spec)
 	if err != nil {
 		return failed(err)
