@@ -50,6 +50,10 @@ type Options struct {
 	// configuration: images are then pulled under the names manifests use,
 	// from a registry of this machine.
 	Mirrors map[string]string
+	// Network, when set, is a Docker network of this cluster's own (kind's
+	// KIND_EXPERIMENTAL_DOCKER_NETWORK) instead of the shared "kind", which
+	// kind never removes: Destroy removes it.
+	Network string
 }
 
 // Provider creates and removes one kind cluster.
@@ -241,7 +245,7 @@ func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
 		return nil, err
 	}
 	opts = append(opts, cluster.CreateWithV1Alpha4Config(cfg))
-	if err := p.create(ctx, e.kind, opts); err != nil {
+	if err := p.createOn(ctx, e.kind, opts); err != nil {
 		hint := "rerun with retain to keep the nodes for debugging"
 		if p.opts.Retain {
 			hint = fmt.Sprintf("the nodes were kept for debugging; remove them with 'kind delete cluster --name %s'", name)
@@ -274,6 +278,30 @@ func MirrorPatch(mirrors map[string]string) string {
 		fmt.Fprintf(&b, "[plugins.\"io.containerd.grpc.v1.cri\".registry.mirrors.%q]\n  endpoint = [%q]\n", host, mirrors[host])
 	}
 	return b.String()
+}
+
+// networkEnv serialises the process-wide setting kind reads the network from.
+var networkEnv sync.Mutex
+
+const networkVariable = "KIND_EXPERIMENTAL_DOCKER_NETWORK"
+
+// createOn runs create with kind's network variable set to Options.Network.
+func (p *Provider) createOn(ctx context.Context, kp *cluster.Provider, opts []cluster.CreateOption) error {
+	if p.opts.Network == "" {
+		return p.create(ctx, kp, opts)
+	}
+	networkEnv.Lock()
+	defer networkEnv.Unlock()
+	old, had := os.LookupEnv(networkVariable)
+	os.Setenv(networkVariable, p.opts.Network)
+	defer func() {
+		if had {
+			os.Setenv(networkVariable, old)
+		} else {
+			os.Unsetenv(networkVariable)
+		}
+	}()
+	return p.create(ctx, kp, opts)
 }
 
 // create runs kind's Create, which takes no context, in a goroutine. When ctx
@@ -338,13 +366,30 @@ func (p *Provider) Destroy(ctx context.Context) error {
 		return err
 	}
 	found, err := e.exists(p.opts.Name)
-	if err != nil || !found {
+	if err != nil {
 		return err
 	}
-	err = untilDone(ctx, func() error { return e.kind.Delete(p.opts.Name, p.kubeconfig()) })
-	if err != nil {
-		return fmt.Errorf("deleting kind cluster %s: %w%s: remove its containers with '%s rm -f' (label io.x-k8s.kind.cluster=%s)",
-			p.opts.Name, err, detail(err), e.cli, p.opts.Name)
+	if found {
+		err = untilDone(ctx, func() error { return e.kind.Delete(p.opts.Name, p.kubeconfig()) })
+		if err != nil {
+			return fmt.Errorf("deleting kind cluster %s: %w%s: remove its containers with '%s rm -f' (label io.x-k8s.kind.cluster=%s)",
+				p.opts.Name, err, detail(err), e.cli, p.opts.Name)
+		}
+	}
+	if p.opts.Network != "" {
+		return e.removeNetwork(ctx, p.opts.Network)
+	}
+	return nil
+}
+
+// removeNetwork removes a network of the cluster's own; one already gone
+// is no error.
+func (e *engine) removeNetwork(ctx context.Context, name string) error {
+	cctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(cctx, e.cli, "network", "rm", name).CombinedOutput()
+	if err != nil && !strings.Contains(strings.ToLower(string(out)), "not found") {
+		return fmt.Errorf("removing the cluster's network %s: %w: %s (a container still on it? '%s network inspect %s' says)", name, err, lastLines(out, 2), e.cli, name)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/suites/runner"
 )
@@ -49,6 +50,7 @@ started and deletes the cluster, from any shell. The state lives in
 }
 
 func envUp(f *envFlags) error {
+	f.kindEnv = true
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -82,6 +84,19 @@ func envUp(f *envFlags) error {
 	env, err := environment.Up(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	if env.ArgoCD == nil { // kind: Argo CD runs in the cluster, as released
+		fmt.Printf(`environment %s is up (bring-up %.1fs)
+  Argo CD %s   installed from its manifests in namespace %s
+  kubeconfig   %s
+  phases      `, runID, env.BringUp.Seconds(), env.Tools.ArgoCDVersion, argocd.InstallNamespace, env.Cluster.Kubeconfig)
+		for _, p := range env.Phases {
+			fmt.Printf(" %s %.1fs;", p.Name, p.Seconds)
+		}
+		fmt.Printf("\n  its API      user admin, password %s (checked through a port-forward during bring-up); reach it with\n"+
+			"               kubectl --kubeconfig %s -n %s port-forward svc/argocd-server 8080:443\nstop it with: cmp-conformance env down\n",
+			env.AdminPassword, env.Cluster.Kubeconfig, argocd.InstallNamespace)
+		return nil
 	}
 	fmt.Printf(`environment %s is up (bring-up %.1fs)
   Argo CD %s   http://%s   user admin, password %s

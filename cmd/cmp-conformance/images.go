@@ -53,8 +53,9 @@ func (f *envFlags) validateImages() error {
 			return fmt.Errorf("role %s is given both with --plugin and --plugin-image: choose one", role)
 		}
 	}
-	if f.runtime != "embedded" {
-		return fmt.Errorf("--plugin-image runs on the embedded runtime only, for now (its sidecar dials the repo-server's socket folder on this host); --runtime %s cannot run plugin images yet", f.runtime)
+	// kind runs them as the repo-server's sidecars in the cluster.
+	if f.runtime != "embedded" && f.runtime != "kind" {
+		return fmt.Errorf("--plugin-image runs on the embedded and kind runtimes only, for now (its sidecar dials the repo-server's socket folder on this host); --runtime %s cannot run plugin images yet", f.runtime)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
