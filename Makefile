@@ -6,6 +6,8 @@
 #   make upgrade       the upgrade profile: Argo CD moved along each of UPGRADE_PATHS
 #   make matrix        the self-test at the matrix's other versions and upgrade paths
 #   make certify       certify one plugin image on its own samples (CERTIFY_IMAGE, CERTIFY_SAMPLES)
+#   make env-up RUNTIME=kind   Argo CD installed from its release manifests in a kind cluster,
+#                      the plugin images as repo-server sidecars (the checks do not run there yet)
 #
 # Binaries (argocd, kube-*, etcd, kwok, helm, kustomize) are cached under
 # $XDG_CACHE_HOME/cmp-conformance (default ~/.cache): a first run builds them
@@ -43,7 +45,7 @@ PLUGIN_IMAGES ?= plain=cmp-conformance/plain:dev parameterized=cmp-conformance/s
   init=cmp-conformance/contract-init:dev discover-file-name=cmp-conformance/discover-name:dev \
   discover-glob=cmp-conformance/discover-glob:dev discover-command=cmp-conformance/discover-command:dev \
   named-only=cmp-conformance/named-only:dev
-IMAGE_FLAGS = $(if $(filter embedded,$(RUNTIME)),$(foreach i,$(PLUGIN_IMAGES),--plugin-image $(i)))
+IMAGE_FLAGS = $(if $(filter embedded kind,$(RUNTIME)),$(foreach i,$(PLUGIN_IMAGES),--plugin-image $(i)))
 
 # The plugin certify judges, and its samples (certify.yaml): by default the
 # plain reference plugin's image, certified as any author's would be.
@@ -52,12 +54,12 @@ CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance certify upgrade matrix test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images env-up env-down lint build clean help
+.PHONY: all conformance certify upgrade matrix test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node env-up env-down lint build clean help
 
 all: build
 
 help:
-	@sed -n '1,13p' Makefile
+	@sed -n '1,15p' Makefile
 
 build: $(BIN)
 
@@ -105,6 +107,11 @@ tools: tools-system build
 ## plugin-images: the reference plugins' images, built offline (FROM scratch; about a second each).
 plugin-images: build
 	$(if $(IMAGE_FLAGS),$(BIN) images build --output $(OUTPUT),@true)
+
+## kind-node: the kind node image, forged here (no registry): Kubernetes built from the
+## module proxy, kubeadm's images inside; tens of minutes cold, then cached by content.
+kind-node: tools-system build
+	$(BIN) images build --kind-node --output $(OUTPUT)
 
 ## conformance: the main job. ARGOCD_VERSION=v2.14.21 picks a version; LABEL_FILTER selects checks.
 conformance: tools plugin-images
