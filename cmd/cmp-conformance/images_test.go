@@ -24,7 +24,7 @@ func TestPluginImageFlagsRefuseBadInput(t *testing.T) {
 		"service":       {images: []string{"service=x:1"}, want: "serves a plugin over the network"},
 		"twice":         {images: []string{"plain=x:1", "plain=y:1"}, want: "given twice"},
 		"dir and image": {images: []string{"plain=x:1"}, dirs: []string{"plain=/tmp"}, want: "both with --plugin and --plugin-image"},
-		"other runtime": {images: []string{"plain=x:1"}, want: "embedded runtime only"},
+		"other runtime": {images: []string{"plain=x:1"}, want: "embedded and kind runtimes only"},
 	} {
 		f := envFlags{images: tt.images, plugins: tt.dirs, runtime: "embedded"}
 		if name == "other runtime" {
@@ -111,5 +111,15 @@ func TestCutShortOnlyForTheInterruption(t *testing.T) {
 	}
 	if cutShort(ctx, errors.New("bring-up failed")) {
 		t.Error("a real failure during an interruption counts as cut short")
+	}
+}
+
+// The checks do not run on kind yet: run and certify refuse it as a usage
+// error that names what does (env up), before anything is built.
+func TestRunRefusesKindAndNamesEnvUp(t *testing.T) {
+	f := envFlags{runtime: "kind"}
+	err := f.validate()
+	if err == nil || !strings.Contains(err.Error(), "env up --runtime kind") {
+		t.Fatalf("validate() = %v, want a refusal naming env up", err)
 	}
 }
