@@ -15,6 +15,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
 // envFlags are the flags that decide the environment, shared by run and env up.
@@ -189,6 +190,29 @@ func (f *envFlags) config(runID, logDir string, plan *pluginPlan, path []string)
 		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Kubeconfig: f.kubeconfig,
 		PortBase: f.portBase, Plugins: plan.Plugins, PluginPath: path, ToolsReady: plan.ToolsReady, RunID: runID, LogDir: logDir,
 		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
-		ReadyTimeout: f.readyTimeout,
+		ReadyTimeout: f.readyTimeout, GitServerProgram: gitServerProgram(plan), SamplePlugin: samplePlugin(plan),
 	}, nil
+}
+
+// samplePlugin is the plain role's plugin when it runs from an image: the
+// kind bring-up syncs a sample application through it.
+func samplePlugin(plan *pluginPlan) string {
+	if plan == nil {
+		return ""
+	}
+	for _, b := range plan.Bindings {
+		if s, ok := b.Subjects[conformance.RolePlain]; ok && !b.Witness && s.Plugin.Image != "" {
+			return s.Plugin.FullName()
+		}
+	}
+	return ""
+}
+
+// gitServerProgram is the static git server the plugin build makes (the
+// kind runtime serves the sources from a container with it), "" when none.
+func gitServerProgram(plan *pluginPlan) string {
+	if plan == nil || plan.Bin == "" {
+		return ""
+	}
+	return filepath.Join(plan.Bin, "cmp-gitserver")
 }

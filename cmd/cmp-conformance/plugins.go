@@ -73,7 +73,8 @@ func buildPlugins(ctx context.Context, root, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(os.PathSeparator), "./plugins/...", "./examples/...")
+	// cmp-gitserver too: the kind runtime serves the sources from a container.
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(os.PathSeparator), "./plugins/...", "./examples/...", "./cmd/cmp-gitserver")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
 	if out, err := cmd.CombinedOutput(); err != nil {

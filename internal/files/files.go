@@ -5,6 +5,7 @@ package files
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -45,3 +46,14 @@ func Copy(src, dst string, mode os.FileMode) error {
 	}
 	return out.Close()
 }
+
+// Digest accumulates what something is made of, for a short content tag.
+type Digest struct{ h hash.Hash }
+
+// NewDigest starts a Digest.
+func NewDigest() *Digest { return &Digest{h: sha256.New()} }
+
+func (d *Digest) Write(p []byte) (int, error) { return d.h.Write(p) }
+
+// Short is the first 16 hex digits of the SHA-256 of what was written.
+func (d *Digest) Short() string { return hex.EncodeToString(d.h.Sum(nil))[:16] }
