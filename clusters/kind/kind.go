@@ -82,6 +82,12 @@ func New(opts Options) (*Provider, error) {
 	return &Provider{opts: opts}, nil
 }
 
+// Existing is the Provider of a cluster made earlier (by another process),
+// for Destroy and ExportLogs: `env down` from a state file.
+func Existing(name, dir, network string) *Provider {
+	return &Provider{opts: Options{Name: name, Dir: dir, Network: network, Wait: 3 * time.Minute}}
+}
+
 // Name implements clusters.Provider.
 func (p *Provider) Name() string { return "kind" }
 
