@@ -29,7 +29,7 @@ type exampleImage struct {
 
 // debianSuite is the Debian release example bases are made from: the one
 // this machine's mirror serves.
-const debianSuite = "bookworm"
+const debianSuite = pluginimage.DebianSuite
 
 // buildExamples builds the images of examples/<folder> (all, or those named).
 func buildExamples(root, output string, named []string) error {
