@@ -14,6 +14,14 @@ func leveled(id string, level v1alpha1.Level, state v1alpha1.State) v1alpha1.Res
 	return r
 }
 
+// runtimeLimited is a Core result that applies to the version but that the
+// runtime cannot run.
+func runtimeLimited(id string) v1alpha1.Result {
+	r := leveled(id, v1alpha1.LevelCore, v1alpha1.StateNotApplicable)
+	r.Message, r.RuntimeLimited = "this runtime cannot do stopping and starting a plugin served over the network", true
+	return r
+}
+
 func TestFinalizeVerdict(t *testing.T) {
 	const (
 		core, ext, prov = v1alpha1.LevelCore, v1alpha1.LevelExtended, v1alpha1.LevelProvisional
@@ -42,6 +50,7 @@ func TestFinalizeVerdict(t *testing.T) {
 		{name: "core skipped beside a core pass: partial", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateSkipped), leveled("C2", core, pass)}, want: "partial"},
 		{name: "core not supported beside a core pass: partial", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateNotSupported), leveled("C2", core, pass)}, want: "partial"},
 		{name: "core not applicable to the version: still passed", results: []v1alpha1.Result{leveled("C1", core, v1alpha1.StateNotApplicable), leveled("C2", core, pass)}, want: "passed"},
+		{name: "core the runtime cannot run beside a core pass: partial", results: []v1alpha1.Result{runtimeLimited("C1"), leveled("C2", core, pass)}, want: "partial"},
 		{name: "extended skipped: still passed", results: []v1alpha1.Result{leveled("E1", ext, v1alpha1.StateSkipped), leveled("C2", core, pass)}, want: "passed"},
 	}
 	for _, tt := range tests {

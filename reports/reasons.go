@@ -33,13 +33,13 @@ func Reasons(r *v1alpha1.ConformanceReport) []string {
 		out = append(out, "the run was interrupted before every check ran")
 	}
 	// Core checks that did not run, grouped by why (the filter, a feature
-	// the plugin lacks ...), so a narrowed run says what it left out.
+	// the plugin lacks, what the runtime cannot do ...), so a narrowed run says what it left out.
 	notRun, order := map[string][]string{}, []string(nil)
 	for _, res := range r.Results {
 		// In the plugin profile a feature not declared is no reason (see
 		// Finalize): the certification lists it.
 		notSupported := res.State == v1alpha1.StateNotSupported && r.Profile != ProfilePlugin
-		if res.Level == v1alpha1.LevelCore && (res.State == v1alpha1.StateSkipped || notSupported) {
+		if res.Level == v1alpha1.LevelCore && (res.State == v1alpha1.StateSkipped || notSupported || res.RuntimeLimited) {
 			why := stateWord(res.State) + ": " + firstLine(res.Message)
 			if _, seen := notRun[why]; !seen {
 				order = append(order, why)

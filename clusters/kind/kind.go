@@ -6,6 +6,7 @@
 package kind
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -417,4 +418,33 @@ func lastLines(out []byte, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// NodeExec runs a command on a node of the cluster (as `docker exec` does,
+// through kind's node abstraction) and returns its standard output; its
+// error carries the end of what it printed on standard error.
+func (p *Provider) NodeExec(ctx context.Context, node string, args ...string) ([]byte, error) {
+	if len(args) == 0 {
+		return nil, errors.New("node exec: no command")
+	}
+	e, err := p.engine()
+	if err != nil {
+		return nil, err
+	}
+	ns, err := e.kind.ListNodes(p.opts.Name)
+	if err != nil {
+		return nil, fmt.Errorf("listing the nodes of kind cluster %s: %w%s", p.opts.Name, err, detail(err))
+	}
+	i := slices.IndexFunc(ns, func(n nodes.Node) bool { return n.String() == node })
+	if i < 0 {
+		return nil, fmt.Errorf("kind cluster %s has no node %s", p.opts.Name, node)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := ns[i].CommandContext(ctx, args[0], args[1:]...)
+	cmd.SetStdout(&stdout)
+	cmd.SetStderr(&stderr)
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), fmt.Errorf("%s on node %s: %w: %s", args[0], node, err, lastLines(stderr.Bytes(), 5))
+	}
+	return stdout.Bytes(), nil
 }

@@ -50,7 +50,6 @@ started and deletes the cluster, from any shell. The state lives in
 }
 
 func envUp(f *envFlags) error {
-	f.kindEnv = true
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -95,7 +94,7 @@ func envUp(f *envFlags) error {
 		}
 		fmt.Printf("\n  its API      user admin, password %s (checked through a port-forward during bring-up); reach it with\n"+
 			"               kubectl --kubeconfig %s -n %s port-forward svc/argocd-server 8080:443\nstop it with: cmp-conformance env down\n",
-			env.AdminPassword, env.Cluster.Kubeconfig, argocd.InstallNamespace)
+			env.Installed.AdminPassword, env.Cluster.Kubeconfig, argocd.InstallNamespace)
 		return nil
 	}
 	fmt.Printf(`environment %s is up (bring-up %.1fs)

@@ -20,8 +20,6 @@ import (
 
 // envFlags are the flags that decide the environment, shared by run and env up.
 type envFlags struct {
-	// kindEnv allows --runtime kind (env up): the checks do not run there yet.
-	kindEnv                                                  bool
 	runtime, argocdVersion, argocdBinary, kubeconfig, output string
 	portBase                                                 int
 	plugins                                                  []string
@@ -90,11 +88,6 @@ func (f *envFlags) validate() error {
 	switch f.runtime {
 	case environment.RuntimeEmbedded:
 	case environment.RuntimeKind:
-		// Refused before anything is built: kind brings Argo CD up as
-		// released (env up), but the checks do not run there yet (issue 15).
-		if !f.kindEnv {
-			return errors.New("--runtime kind: the checks do not run on kind yet; 'cmp-conformance env up --runtime kind' brings up a kind cluster with Argo CD installed from its release manifests and the plugin images as sidecars. Run the checks with --runtime embedded, or existing with --kubeconfig")
-		}
 		if err := pluginimage.Ping(context.Background()); err != nil {
 			return fmt.Errorf("--runtime kind runs its nodes in Docker: %w", err)
 		}

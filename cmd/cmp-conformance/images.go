@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
@@ -106,5 +107,23 @@ func (p *pluginPlan) replace(role conformance.Role, pl argocd.Plugin) {
 		}
 		p.Plugins, p.Dirs = append(p.Plugins, pl), append(p.Dirs, pl.Dir)
 		return
+	}
+}
+
+// markHostPlugins marks, on kind, every role whose plugin is a program of
+// this host as unavailable: kind runs plugins as the repo-server's
+// sidecars, from images, so the checks of those roles do not apply there
+// and the report says why.
+func (p *pluginPlan) markHostPlugins(runtime string) {
+	if runtime != environment.RuntimeKind {
+		return
+	}
+	for _, b := range p.Bindings {
+		for role, s := range b.Subjects {
+			if s.Plugin.Image == "" {
+				s.Unavailable = fmt.Sprintf("it is a program of this host, and the kind runtime runs plugins as the repo-server's sidecars, from images (--plugin-image %s=IMAGE)", role)
+				b.Subjects[role] = s
+			}
+		}
 	}
 }

@@ -114,12 +114,31 @@ func TestCutShortOnlyForTheInterruption(t *testing.T) {
 	}
 }
 
-// The checks do not run on kind yet: run and certify refuse it as a usage
-// error that names what does (env up), before anything is built.
-func TestRunRefusesKindAndNamesEnvUp(t *testing.T) {
-	f := envFlags{runtime: "kind"}
-	err := f.validate()
-	if err == nil || !strings.Contains(err.Error(), "env up --runtime kind") {
-		t.Fatalf("validate() = %v, want a refusal naming env up", err)
+// What kind cannot do yet is refused as a usage error, before anything is
+// built, naming what does it; the catalogue itself runs there.
+func TestKindUsage(t *testing.T) {
+	kind := func(set func(*runFlags)) error {
+		f := runFlags{envFlags: envFlags{runtime: "kind"}}
+		set(&f)
+		return f.kindUsage()
+	}
+	for name, c := range map[string]struct {
+		set  func(*runFlags)
+		want string
+	}{
+		"self-test": {func(f *runFlags) { f.selfTest = true }, "--runtime embedded --self-test"},
+		"upgrade":   {func(f *runFlags) { f.upgradePath = "previous" }, "--runtime embedded"},
+		"certify":   {func(f *runFlags) { f.certify = &certifySubject{} }, "--runtime embedded"},
+	} {
+		if err := kind(c.set); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s on kind: %v, want a refusal naming %q", name, err, c.want)
+		}
+	}
+	if err := kind(func(*runFlags) {}); err != nil {
+		t.Errorf("the catalogue on kind was refused: %v", err)
+	}
+	f := runFlags{envFlags: envFlags{runtime: "embedded"}, selfTest: true}
+	if err := f.kindUsage(); err != nil {
+		t.Errorf("embedded refused: %v", err)
 	}
 }

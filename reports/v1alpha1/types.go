@@ -255,6 +255,11 @@ type Result struct {
 	// Features are what the check needs the plugin to declare (none: every
 	// plugin must pass it).
 	Features []string `json:"features,omitempty"`
+	// RuntimeLimited is set on a not-applicable result that applies to the
+	// version but cannot run on the run's runtime (kind cannot reach the
+	// plugins' sockets, say): unlike one that applies to no such version,
+	// it leaves a pass partial.
+	RuntimeLimited bool `json:"runtimeLimited,omitempty"`
 }
 
 // Step is one step of a check (a Given, When or Then), timed from the

@@ -9,10 +9,12 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -141,7 +143,26 @@ type Check struct {
 	// gets its own back after. A binding's settings win (a witness that
 	// turns the option off).
 	RepoServer []string
-	Test       func(ctx context.Context, s *Suite)
+	// Needs are what the check needs of its runtime beyond Argo CD's API
+	// and the cluster: where the runtime lacks one, the check does not
+	// apply there, and the report says why. Settings in RepoServer need
+	// dsl.AbilityRepoServerSettings without saying so.
+	Needs []dsl.Ability
+	Test  func(ctx context.Context, s *Suite)
+}
+
+// Lacks says why env's runtime cannot run the check, or "".
+func (c Check) Lacks(env *dsl.Env) string {
+	needs := c.Needs
+	if len(c.RepoServer) > 0 {
+		needs = append(slices.Clone(needs), dsl.AbilityRepoServerSettings)
+	}
+	for _, a := range needs {
+		if why := env.Lacks(a); why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // AppliesTo says whether the check applies to an Argo CD version.

@@ -64,7 +64,8 @@ func expectAskpassAccount(s *Suite, got contract.Credentials, access dsl.GitAcce
 
 var credsHTTPS = Check{
 	ID: "CRED-001", Title: "with provideGitCreds, the plugin obtains the repository's HTTPS credentials through GIT_ASKPASS, and only through it",
-	Area: Credentials, Level: Core, Versions: ">=2.9.0", Requires: []Feature{Discovery, ProvideGitCreds}, Roles: []Role{RoleGitCreds},
+	Needs: []dsl.Ability{dsl.AbilityGitCredentials},
+	Area:  Credentials, Level: Core, Versions: ">=2.9.0", Requires: []Feature{Discovery, ProvideGitCreds}, Roles: []Role{RoleGitCreds},
 	Upstream: []string{"argoproj/argo-cd#8820", "argoproj/argo-cd#15107"},
 	Test: func(ctx context.Context, s *Suite) {
 		got := credsRecord(ctx, s, "creds-https", RoleGitCreds, dsl.GitHTTPSRepository)
@@ -74,7 +75,8 @@ var credsHTTPS = Check{
 
 var credsTemplate = Check{
 	ID: "CRED-002", Title: "with provideGitCreds, the plugin obtains the credentials of a matching credential template through GIT_ASKPASS",
-	Area: Credentials, Level: Core, Versions: ">=2.9.0", Requires: []Feature{Discovery, ProvideGitCreds}, Roles: []Role{RoleGitCreds},
+	Needs: []dsl.Ability{dsl.AbilityGitCredentials},
+	Area:  Credentials, Level: Core, Versions: ">=2.9.0", Requires: []Feature{Discovery, ProvideGitCreds}, Roles: []Role{RoleGitCreds},
 	Upstream: []string{"argoproj/argo-cd#15107"},
 	Test: func(ctx context.Context, s *Suite) {
 		got := credsRecord(ctx, s, "creds-template", RoleGitCreds, dsl.GitHTTPSTemplate)
@@ -84,7 +86,8 @@ var credsTemplate = Check{
 
 var credsSSH = Check{
 	ID: "CRED-003", Title: "with provideGitCreds, the plugin can read the repository's SSH private key, named by GIT_SSH_COMMAND",
-	Area: Credentials, Level: Core, Versions: ">=2.9.0", Requires: []Feature{Discovery, ProvideGitCreds}, Roles: []Role{RoleGitCreds},
+	Needs: []dsl.Ability{dsl.AbilityGitCredentials},
+	Area:  Credentials, Level: Core, Versions: ">=2.9.0", Requires: []Feature{Discovery, ProvideGitCreds}, Roles: []Role{RoleGitCreds},
 	Upstream: []string{"argoproj/argo-cd#15107"},
 	Test: func(ctx context.Context, s *Suite) {
 		if p := s.Plugin(RoleGitCreds); p.Image != "" {
@@ -102,7 +105,8 @@ var credsSSH = Check{
 
 var credsWithheld = Check{
 	ID: "CRED-004", Title: "without provideGitCreds, a plugin obtains none of the repository's credentials (HTTPS account, SSH key)",
-	Area: Security, Level: Core, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFiles},
+	Needs: []dsl.Ability{dsl.AbilityGitCredentials},
+	Area:  Security, Level: Core, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFiles},
 	Upstream: []string{"argoproj/argo-cd#8820"},
 	Test: func(ctx context.Context, s *Suite) {
 		var problems []string

@@ -24,7 +24,8 @@ import (
 // script is a plugin author's everyday fault (a network call in find).
 var discFindCommandHang = Check{
 	ID: "DISC-009", Title: "a discover.find.command that hangs is stopped with the processes it started by the repo-server's deadline, and holds up no other application",
-	Area: Discover, Level: Core, Versions: ">=2.8.0", Requires: []Feature{Discovery}, Roles: []Role{RoleDiscoverCommand},
+	Needs: []dsl.Ability{dsl.AbilityPluginScratch},
+	Area:  Discover, Level: Core, Versions: ">=2.8.0", Requires: []Feature{Discovery}, Roles: []Role{RoleDiscoverCommand},
 	Upstream: []string{discoverDocs},
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleDiscoverCommand)

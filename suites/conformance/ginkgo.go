@@ -267,6 +267,10 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 		ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotApplicable, msg})
 		ginkgo.Skip(msg)
 	}
+	if why := notApplicable(env, b, c); why != "" {
+		ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotApplicable, why})
+		ginkgo.Skip(why)
+	}
 	for _, role := range c.Roles {
 		p := b.Subjects[role].Plugin
 		for _, f := range c.Requires {
@@ -303,6 +307,46 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 			ginkgo.Fail(fmt.Sprintf("%s %s %s %s: %s", mismatchPrefix, b.Name, c.ID, why, o.Message))
 		}
 	}
+}
+
+// notApplicable says why a check cannot run on this runtime with b's
+// plugins, or "": a plugin of a role it needs cannot run here (for AnyRole,
+// none can), or the runtime lacks an ability it needs.
+func notApplicable(env *dsl.Env, b Binding, c Check) string {
+	for _, role := range c.Roles {
+		if s := b.Subjects[role]; s.Unavailable != "" {
+			return fmt.Sprintf("the %s plugin %s cannot run here: %s", role, s.Plugin.FullName(), s.Unavailable)
+		}
+	}
+	var why []string
+	for _, role := range c.AnyRole {
+		s, ok := b.Subjects[role]
+		if !ok {
+			continue
+		}
+		if s.Unavailable == "" {
+			why = nil
+			break
+		}
+		why = append(why, fmt.Sprintf("the %s plugin %s cannot run here: %s", role, s.Plugin.FullName(), s.Unavailable))
+	}
+	if len(why) > 0 {
+		return strings.Join(why, "; ")
+	}
+	return c.Lacks(env)
+}
+
+// runtimeLimited says whether a check that applies to the version cannot
+// run on the runtime (notApplicable).
+func runtimeLimited(cfg Config, b Binding, c Check) bool {
+	env := cfg.Env()
+	if env == nil {
+		return false
+	}
+	if ok, err := c.AppliesTo(env.ArgoCDVersion); err != nil || !ok {
+		return false
+	}
+	return notApplicable(env, b, c) != ""
 }
 
 // filteredOut says whether the filters of the Ginkgo suite running the tree
@@ -382,7 +426,8 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 	c := info.check
 	cfg.Record(v1alpha1.Result{ID: c.ID, Title: c.Title, Area: string(c.Area), Level: c.Level, State: state,
 		DurationSeconds: checkSeconds(r), Attempts: r.NumAttempts, Message: msg, Upstream: c.Upstream,
-		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop, Steps: steps(r), Judged: judged(info.binding, c), Features: features(c)})
+		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop, Steps: steps(r), Judged: judged(info.binding, c), Features: features(c),
+		RuntimeLimited: state == v1alpha1.StateNotApplicable && runtimeLimited(cfg, info.binding, c)})
 }
 
 // judged names the plugins of the binding that the check used, by role.

@@ -114,7 +114,8 @@ var plugDiscovers = Check{
 
 var plugHostile = Check{
 	ID: "PLUG-006", Title: "hostile parameter and environment values execute nothing where the plugin runs",
-	Area: Plugin, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleSubject},
+	Needs: []dsl.Ability{dsl.AbilityPluginFiles},
+	Area:  Plugin, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleSubject},
 	Test: func(ctx context.Context, s *Suite) {
 		// The first sample, with every value it sets (and one of each kind it
 		// does not) replaced by a value a shell would act on: one application
@@ -171,7 +172,8 @@ var plugFailing = Check{
 
 var plugNotForeign = Check{
 	ID: "PLUG-008", Title: "discovery claims no plain YAML folder, nor a folder its author lists as foreign",
-	Area: Plugin, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleSubject}, Requires: []Feature{Discovery}, Upstream: []string{cmpDocs},
+	Needs: []dsl.Ability{dsl.AbilityPluginDiscovery},
+	Area:  Plugin, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleSubject}, Requires: []Feature{Discovery}, Upstream: []string{cmpDocs},
 	Test: func(ctx context.Context, s *Suite) {
 		// Asked of the subject's own argocd-cmp-server, as the repo-server
 		// asks it: through Argo CD, a plugin that claims a folder claims it

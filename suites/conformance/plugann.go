@@ -8,6 +8,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 )
 
 var plugAnnouncements = Check{
@@ -34,7 +36,8 @@ var plugAnnouncements = Check{
 
 var plugNoLeftovers = Check{
 	ID: "PLUG-011", Title: "generating the samples leaves nothing in the plugin's container outside its working copies",
-	Area: Plugin, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleSubject}, Requires: []Feature{Image},
+	Needs: []dsl.Ability{dsl.AbilityPluginLeftovers},
+	Area:  Plugin, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleSubject}, Requires: []Feature{Image},
 	Test: func(ctx context.Context, s *Suite) {
 		// A file left in /tmp, or anywhere else of the container, is read by
 		// the next application's generation: a leak across applications

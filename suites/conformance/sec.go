@@ -37,7 +37,8 @@ func hostileValues(canary string) map[string]string {
 
 var secHostileValues = Check{
 	ID: "SEC-001", Title: "hostile parameter values reach the plugin byte-exact and execute nothing",
-	Area: Security, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleParameterized},
+	Needs: []dsl.Ability{dsl.AbilityPluginFiles},
+	Area:  Security, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleParameterized},
 	Test: func(ctx context.Context, s *Suite) {
 		canary := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-canary"))
 		ginkgo.DeferCleanup(func() { os.Remove(canary) })

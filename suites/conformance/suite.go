@@ -18,6 +18,10 @@ import (
 type Subject struct {
 	Role   Role
 	Plugin argocd.Plugin
+	// Unavailable says why the plugin cannot run on this run's runtime (a
+	// plugin of this host on kind, whose plugins are sidecars from images):
+	// the checks of its role do not apply, and the report says why.
+	Unavailable string
 }
 
 // Binding runs the catalogue with plugins bound to roles. The conformance

@@ -52,7 +52,8 @@ var pluginDown = regexp.MustCompile(`(?i)find cmp-server plugin with name|deadli
 
 var svcRestart = Check{
 	ID: "SVC-008", Title: "the plugin service going down costs no resource, and once it is back the next refresh succeeds",
-	Area: Service, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleService}, Upstream: svcUpstream,
+	Needs: []dsl.Ability{dsl.AbilityPluginServices},
+	Area:  Service, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleService}, Upstream: svcUpstream,
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleService)
 		gomega.Expect(s.Env.Services).NotTo(gomega.BeNil(), "this runtime cannot restart plugin services")
@@ -91,7 +92,8 @@ const PluginServiceLabel = "argocd.argoproj.io/plugin"
 
 var svcNativeDiscovery = Check{
 	ID: "SVC-009", Title: "a Service labelled argocd.argoproj.io/plugin: \"true\" is found and used without a bridge",
-	Area: Service, Level: Provisional, Versions: ">=2.6.0", Roles: []Role{RoleService},
+	Needs: []dsl.Ability{dsl.AbilityPluginServices},
+	Area:  Service, Level: Provisional, Versions: ">=2.6.0", Roles: []Role{RoleService},
 	// Provisional: proposal 004's native discovery; PR #16852 is not merged.
 	// The embedded runtime points the Service at the plugin's address with
 	// ExternalName; a repo-server that resolved cluster DNS would need kind.

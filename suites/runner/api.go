@@ -19,6 +19,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
@@ -40,12 +41,22 @@ type API struct {
 // Connect logs in as admin, opens the clients the checks use, and makes Argo
 // CD trust the run's git server where it has credentialed listeners.
 func Connect(ctx context.Context, env *environment.Environment) (_ *API, err error) {
-	token, err := env.ArgoCD.Login(ctx)
+	opts := &apiclient.ClientOptions{ConfigPath: filepath.Join(env.Dir, "argocd-cli-config")}
+	var token string
+	if env.Installed != nil {
+		// argocd-server in the cluster serves TLS with the certificate it
+		// made itself, through a port-forward on 127.0.0.1.
+		opts.ServerAddr, opts.Insecure = env.Installed.ServerAddr, true
+		token, err = env.Installed.Login(ctx)
+	} else {
+		opts.ServerAddr, opts.PlainText = env.ArgoCD.ServerAddr, true
+		token, err = env.ArgoCD.Login(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
-	client, err := apiclient.NewClient(&apiclient.ClientOptions{ServerAddr: env.ArgoCD.ServerAddr, PlainText: true,
-		AuthToken: token, ConfigPath: filepath.Join(env.Dir, "argocd-cli-config")})
+	opts.AuthToken = token
+	client, err := apiclient.NewClient(opts)
 	if err != nil {
 		return nil, fmt.Errorf("argo CD API client: %w", err)
 	}
@@ -87,7 +98,7 @@ func Connect(ctx context.Context, env *environment.Environment) (_ *API, err err
 // `argocd cert add-tls` and `add-ssh` do, and has the runtime project them
 // where the repo-server reads them. Upsert: a reconnect repeats it.
 func trustGitServer(ctx context.Context, env *environment.Environment, api *API) error {
-	if env.Git == nil || !env.Git.Secure() {
+	if env.Git == nil || !env.Git.Secure() || env.ArgoCD == nil {
 		return nil
 	}
 	id, known := env.Git.Identity(), env.Git.SSHKnownHost()
@@ -126,8 +137,26 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dsl.NewEnv(dsl.Env{Apps: api.Apps, Repos: api.Repos, RepoCreds: api.RepoCreds, Kube: kc, Clientset: cs, Git: env.Git,
-		ArgoCDNamespace: env.ArgoCD.Namespace, ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
-		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Services: env.ArgoCD, PluginFiles: env.ArgoCD, Discovery: env.ArgoCD, RepoServer: env.ArgoCD, Controller: env.ArgoCD,
-		ServerURL: "http://" + env.ArgoCD.ServerAddr, Token: api.Token}), nil
+	e := dsl.Env{Apps: api.Apps, Repos: api.Repos, RepoCreds: api.RepoCreds, Kube: kc, Clientset: cs, Git: env.Git,
+		ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
+		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Token: api.Token}
+	if in := env.Installed; in != nil {
+		e.ArgoCDNamespace, e.ServerURL = argocd.InstallNamespace, "https://"+in.ServerAddr
+		e.PluginFiles, e.RepoServer, e.Controller = in, in, in
+		e.Cannot = InstalledCannot
+		return dsl.NewEnv(e), nil
+	}
+	e.ArgoCDNamespace, e.ServerURL = env.ArgoCD.Namespace, "http://"+env.ArgoCD.ServerAddr
+	e.Services, e.PluginFiles, e.Discovery, e.RepoServer, e.Controller = env.ArgoCD, env.ArgoCD, env.ArgoCD, env.ArgoCD, env.ArgoCD
+	return dsl.NewEnv(e), nil
+}
+
+// InstalledCannot is what a run cannot do with an Argo CD installed in a
+// cluster from its manifests (the kind runtime), and why.
+var InstalledCannot = map[dsl.Ability]string{
+	dsl.AbilityPluginDiscovery: "the plugins' sockets are in the repo-server's pod, not on this host",
+	dsl.AbilityPluginLeftovers: "a sidecar's changes to its file system live in its node's containerd snapshots, which are not read yet",
+	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
+	dsl.AbilityPluginServices:  "plugins served over the network do not run in the cluster yet",
+	dsl.AbilityGitCredentials:  "the git server's credentialed listeners are on this host's 127.0.0.1; the cluster's pods reach only the plain HTTP server beside the cluster",
 }

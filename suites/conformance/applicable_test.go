@@ -1,0 +1,47 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+)
+
+// A check the runtime cannot run says why: the plugin of a role it needs
+// cannot run there, or the runtime lacks an ability it needs.
+func TestNotApplicable(t *testing.T) {
+	sidecar := Subject{Role: RolePlain, Plugin: argocd.Plugin{Name: "cmp-plain", Version: "v1.0", Image: "plain:dev"}}
+	host := Subject{Role: RoleService, Plugin: argocd.Plugin{Name: "cmp-service", Version: "v1.0"}, Unavailable: "it is a program of this host"}
+	b := Binding{Name: "conformance", Subjects: map[Role]Subject{RolePlain: sidecar, RoleService: host}}
+	full := dsl.NewEnv(dsl.Env{RepoServer: fakeSettings{}})
+	kind := dsl.NewEnv(dsl.Env{Cannot: map[dsl.Ability]string{dsl.AbilityPluginFiles: "the sidecars are in pods"}})
+	for _, c := range []struct {
+		name  string
+		env   *dsl.Env
+		check Check
+		want  string
+	}{
+		{"all there", full, Check{Roles: []Role{RolePlain}}, ""},
+		{"a host plugin's role", full, Check{Roles: []Role{RolePlain, RoleService}}, "the service plugin cmp-service-v1.0 cannot run here: it is a program of this host"},
+		{"any role, one runs", full, Check{AnyRole: []Role{RoleService, RolePlain}}, ""},
+		{"any role, none runs", full, Check{AnyRole: []Role{RoleService, RoleHelm}}, "the service plugin cmp-service-v1.0 cannot run here"},
+		{"an ability the runtime says it lacks", kind, Check{Roles: []Role{RolePlain}, Needs: []dsl.Ability{dsl.AbilityPluginFiles}},
+			"this runtime cannot do looking for a file inside a plugin's file system: the sidecars are in pods"},
+		{"an ability no one implements", kind, Check{Roles: []Role{RolePlain}, Needs: []dsl.Ability{dsl.AbilityPluginServices}},
+			"this runtime cannot do stopping and starting a plugin served over the network"},
+		{"repo-server settings need the ability", kind, Check{Roles: []Role{RolePlain}, RepoServer: []string{"ARGOCD_X=1"}},
+			"this runtime cannot do restarting the repo-server with other settings"},
+		{"repo-server settings where it can", full, Check{Roles: []Role{RolePlain}, RepoServer: []string{"ARGOCD_X=1"}}, ""},
+	} {
+		got := notApplicable(c.env, b, c.check)
+		if (c.want == "") != (got == "") || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: notApplicable = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+type fakeSettings struct{}
+
+func (fakeSettings) ReconfigureRepoServer(context.Context, []string) error { return nil }
