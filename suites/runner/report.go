@@ -54,6 +54,9 @@ func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 		}
 		for _, s := range b.Subjects {
 			p := s.Plugin
+			if s.Unavailable != "" {
+				warnings = append(warnings, fmt.Sprintf("plugin %s (role %s) does not run here: %s", p.FullName(), s.Role, s.Unavailable))
+			}
 			// Found as its sidecar finds them: the environment puts the
 			// plugin path after the plugin's own folders.
 			p.PathDirs = append(append([]string{}, p.PathDirs...), pluginPath...)
@@ -83,6 +86,7 @@ func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 	if env.Tools == nil {
 		return
 	}
+	rep.Environment.Notes = append(rep.Environment.Notes, env.Notes...)
 	rep.Environment.ArgoCDVersion = env.Tools.ArgoCDVersion
 	rep.Environment.Notes = append(rep.Environment.Notes, env.Tools.Notes...)
 	for _, d := range env.Tools.Deviations {
