@@ -127,7 +127,6 @@ func TestKindUsage(t *testing.T) {
 		want string
 	}{
 		"self-test": {func(f *runFlags) { f.selfTest = true }, "--runtime embedded --self-test"},
-		"upgrade":   {func(f *runFlags) { f.upgradePath = "previous" }, "--runtime embedded"},
 		"certify":   {func(f *runFlags) { f.certify = &certifySubject{} }, "--runtime embedded"},
 	} {
 		if err := kind(c.set); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -136,6 +135,9 @@ func TestKindUsage(t *testing.T) {
 	}
 	if err := kind(func(*runFlags) {}); err != nil {
 		t.Errorf("the catalogue on kind was refused: %v", err)
+	}
+	if err := kind(func(f *runFlags) { f.upgradePath = "previous" }); err != nil {
+		t.Errorf("an upgrade run on kind was refused: %v", err)
 	}
 	f := runFlags{envFlags: envFlags{runtime: "embedded"}, selfTest: true}
 	if err := f.kindUsage(); err != nil {

@@ -261,9 +261,14 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	}
 	if upgrade != nil {
 		upgrade.Switch = func(ctx context.Context, to string) (argocd.Hop, error) {
-			move := env.ArgoCD.Upgrade
-			if semver.Compare(to, env.ArgoCD.Version) < 0 {
+			var move func(context.Context, argocd.Target) (argocd.Hop, error)
+			switch {
+			case env.Installed != nil: // kind: the next version's manifests applied over the first
+				move = func(ctx context.Context, t argocd.Target) (argocd.Hop, error) { return env.KindSwitch(ctx, t.Tools) }
+			case semver.Compare(to, env.ArgoCD.Version) < 0:
 				move = env.ArgoCD.Downgrade
+			default:
+				move = env.ArgoCD.Upgrade
 			}
 			hop, err := move(ctx, targets[to])
 			if err != nil {
@@ -276,7 +281,10 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 			if conn, err = runner.Connect(ctx, env); err != nil {
 				return hop, fmt.Errorf("connecting to Argo CD %s: %w", to, err)
 			}
-			dslEnv.Apps, dslEnv.Repos, dslEnv.Token = conn.Apps, conn.Repos, conn.Token
+			dslEnv.Apps, dslEnv.Repos, dslEnv.RepoCreds, dslEnv.Token = conn.Apps, conn.Repos, conn.RepoCreds, conn.Token
+			if env.Installed != nil { // a new port-forward
+				dslEnv.ServerURL = "https://" + env.Installed.ServerAddr
+			}
 			return hop, nil
 		}
 	}
@@ -334,8 +342,6 @@ func (f *runFlags) kindUsage() error {
 		return errors.New("certify does not run on kind yet: certify the plugin with --runtime embedded, where --image runs it as Argo CD's documented sidecar")
 	case f.selfTest:
 		return errors.New("--self-test does not run on kind: most witnesses are programs of this host, not images; prove the checks with --runtime embedded --self-test")
-	case f.upgradePath != "":
-		return errors.New("--upgrade-path does not run on kind yet (a hop there is the next version's manifests applied over the first); run the upgrade profile with --runtime embedded")
 	}
 	return nil
 }

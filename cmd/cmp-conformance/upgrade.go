@@ -88,7 +88,7 @@ func upgradeTargets(ctx context.Context, cfg environment.Config, path []string) 
 			return nil, nil, fmt.Errorf("obtaining Argo CD %s for the upgrade path: %w", v, err)
 		}
 		targets[v] = argocd.Target{Version: v, Binary: set.Binaries[toolchain.ArgoCD].Path, Source: set.ArgoCDSource,
-			ToolDirs: set.ToolDirs(), ImageEnv: set.ComponentEnv()}
+			ToolDirs: set.ToolDirs(), ImageEnv: set.ComponentEnv(), Tools: set}
 		if v != path[0] {
 			binaries = append(binaries, set.Binaries[toolchain.ArgoCD], set.Binaries[toolchain.Helm], set.Binaries[toolchain.Kustomize])
 		}

@@ -167,7 +167,7 @@ func plantApps(ctx context.Context, env *dsl.Env, bindings []Binding, log *upgra
 	for _, b := range bindings {
 		for _, role := range upgradeRoles {
 			sub, ok := b.Subjects[role]
-			if !ok {
+			if !ok || sub.Unavailable != "" {
 				continue
 			}
 			c := upgradeGiven(NewSuite(env, b), dsl.Given(ctx, env), role)
