@@ -18,7 +18,7 @@ func leveled(id string, level v1alpha1.Level, state v1alpha1.State) v1alpha1.Res
 // runtime cannot run.
 func runtimeLimited(id string) v1alpha1.Result {
 	r := leveled(id, v1alpha1.LevelCore, v1alpha1.StateNotApplicable)
-	r.Message, r.RuntimeLimited = "this runtime cannot do stopping and starting a plugin served over the network", true
+	r.Message, r.RuntimeLimited = "needs stopping and starting a plugin served over the network, which this runtime cannot give", true
 	return r
 }
 

@@ -26,7 +26,7 @@ func TestReasons(t *testing.T) {
 		{name: "what the runtime cannot run", r: v1alpha1.ConformanceReport{Results: []v1alpha1.Result{
 			leveled("C1", v1alpha1.LevelCore, v1alpha1.StatePassed), runtimeLimited("SVC-008"), runtimeLimited("SVC-009"),
 			leveled("OLD-1", v1alpha1.LevelCore, v1alpha1.StateNotApplicable)}},
-			want: []string{"2 Core check(s) did not run (not-applicable: this runtime cannot do stopping and starting a plugin served over the network): SVC-008, SVC-009"}},
+			want: []string{"2 Core check(s) did not run (not-applicable: needs stopping and starting a plugin served over the network, which this runtime cannot give): SVC-008, SVC-009"}},
 		{name: "run error", r: v1alpha1.ConformanceReport{Error: "bring-up: boom"}, want: []string{"run: bring-up: boom"}},
 		{name: "nothing ran", r: v1alpha1.ConformanceReport{}, want: []string{"no Core check ran to a verdict"}},
 	}

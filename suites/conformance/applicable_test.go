@@ -28,11 +28,11 @@ func TestNotApplicable(t *testing.T) {
 		{"any role, one runs", full, Check{AnyRole: []Role{RoleService, RolePlain}}, ""},
 		{"any role, none runs", full, Check{AnyRole: []Role{RoleService, RoleHelm}}, "the service plugin cmp-service-v1.0 cannot run here"},
 		{"an ability the runtime says it lacks", kind, Check{Roles: []Role{RolePlain}, Needs: []dsl.Ability{dsl.AbilityPluginFiles}},
-			"this runtime cannot do looking for a file inside a plugin's file system: the sidecars are in pods"},
+			"needs looking for a file inside a plugin's file system, which this runtime cannot give: the sidecars are in pods"},
 		{"an ability no one implements", kind, Check{Roles: []Role{RolePlain}, Needs: []dsl.Ability{dsl.AbilityPluginServices}},
-			"this runtime cannot do stopping and starting a plugin served over the network"},
+			"needs stopping and starting a plugin served over the network, which this runtime cannot give"},
 		{"repo-server settings need the ability", kind, Check{Roles: []Role{RolePlain}, RepoServer: []string{"ARGOCD_X=1"}},
-			"this runtime cannot do restarting the repo-server with other settings"},
+			"needs restarting the repo-server with other settings, which this runtime cannot give"},
 		{"repo-server settings where it can", full, Check{Roles: []Role{RolePlain}, RepoServer: []string{"ARGOCD_X=1"}}, ""},
 	} {
 		got := notApplicable(c.env, b, c.check)
