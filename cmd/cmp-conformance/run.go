@@ -225,6 +225,9 @@ func run(f *runFlags) error {
 	if err != nil {
 		return finish(err)
 	}
+	for _, v := range path[min(1, len(path)):] {
+		cfg.UpgradeSources = append(cfg.UpgradeSources, targets[v].Source)
+	}
 	env, err := environment.Up(ctx, cfg)
 	runner.DescribeEnvironment(rep, env, plan.Bindings)
 	for _, b := range pathBinaries {
