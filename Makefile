@@ -45,7 +45,12 @@ PLUGIN_IMAGES ?= plain=cmp-conformance/plain:dev parameterized=cmp-conformance/s
   init=cmp-conformance/contract-init:dev discover-file-name=cmp-conformance/discover-name:dev \
   discover-glob=cmp-conformance/discover-glob:dev discover-command=cmp-conformance/discover-command:dev \
   named-only=cmp-conformance/named-only:dev
-IMAGE_FLAGS = $(if $(filter embedded kind,$(RUNTIME)),$(foreach i,$(PLUGIN_IMAGES),--plugin-image $(i)))
+# On kind a plugin runs only from an image: the faulty references too (on the
+# embedded runtime they stay host processes, where the witnesses of their
+# roles were proven).
+KIND_PLUGIN_IMAGES ?= $(PLUGIN_IMAGES) faulty-dynamic=cmp-conformance/faulty:dev \
+  faulty-generate=cmp-conformance/faulty-generate:dev
+IMAGE_FLAGS = $(foreach i,$(if $(filter kind,$(RUNTIME)),$(KIND_PLUGIN_IMAGES),$(if $(filter embedded,$(RUNTIME)),$(PLUGIN_IMAGES))),--plugin-image $(i))
 
 # The plugin certify judges, and its samples (certify.yaml): by default the
 # plain reference plugin's image, certified as any author's would be.

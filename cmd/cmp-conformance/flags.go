@@ -39,7 +39,7 @@ type envFlags struct {
 
 func (f *envFlags) bind(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.runtime, "runtime", envOr("CMPC_RUNTIME", environment.RuntimeEmbedded), "where Kubernetes comes from: embedded (kwok, processes; no images), existing (--kubeconfig) or kind")
+	fl.StringVar(&f.runtime, "runtime", envOr("CMPC_RUNTIME", environment.RuntimeEmbedded), "where Kubernetes comes from: embedded (kwok, Argo CD as processes), existing (--kubeconfig) or kind (Argo CD installed from its release manifests, plugins as the repo-server's sidecars from --plugin-image)")
 	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "Argo CD version, e.g. "+toolchain.ArgoCDCurrent+"; empty: the newest of "+strings.Join(toolchain.DefaultArgoCDCandidates(), ", ")+" this machine can obtain")
 	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "use this argocd binary (e.g. the official argocd-linux-amd64) instead of obtaining one")
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing")

@@ -91,6 +91,14 @@ into one report; each environment's own report stays under its shares/N, its
 logs under logs/share-N. Ctrl-C stops every environment and still writes the
 merged report.
 
+On kind (--runtime kind) Argo CD is installed as users install it, from the
+version's release manifests, with each --plugin-image as a sidecar of
+argocd-repo-server; an upgrade hop applies the next version's manifests.
+A check that needs what kind cannot give (a plugin that is a program of this
+host, the plugins' sockets, the credentialed git listeners) is reported
+not-applicable with why, and leaves a pass partial. --self-test and certify
+run on the embedded runtime.
+
 The matrix: v3.6.1 (current), v3.5.7 (previous), v3.4.13 (oldest supported
 line), v2.14.21 (legacy). The names offline-previous and offline-legacy of
 earlier releases are aliases of previous and legacy.`,
