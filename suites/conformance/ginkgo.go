@@ -309,46 +309,6 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 	}
 }
 
-// notApplicable says why a check cannot run on this runtime with b's
-// plugins, or "": a plugin of a role it needs cannot run here (for AnyRole,
-// none can), or the runtime lacks an ability it needs.
-func notApplicable(env *dsl.Env, b Binding, c Check) string {
-	for _, role := range c.Roles {
-		if s := b.Subjects[role]; s.Unavailable != "" {
-			return fmt.Sprintf("the %s plugin %s cannot run here: %s", role, s.Plugin.FullName(), s.Unavailable)
-		}
-	}
-	var why []string
-	for _, role := range c.AnyRole {
-		s, ok := b.Subjects[role]
-		if !ok {
-			continue
-		}
-		if s.Unavailable == "" {
-			why = nil
-			break
-		}
-		why = append(why, fmt.Sprintf("the %s plugin %s cannot run here: %s", role, s.Plugin.FullName(), s.Unavailable))
-	}
-	if len(why) > 0 {
-		return strings.Join(why, "; ")
-	}
-	return c.Lacks(env)
-}
-
-// runtimeLimited says whether a check that applies to the version cannot
-// run on the runtime (notApplicable).
-func runtimeLimited(cfg Config, b Binding, c Check) bool {
-	env := cfg.Env()
-	if env == nil {
-		return false
-	}
-	if ok, err := c.AppliesTo(env.ArgoCDVersion); err != nil || !ok {
-		return false
-	}
-	return notApplicable(env, b, c) != ""
-}
-
 // filteredOut says whether the filters of the Ginkgo suite running the tree
 // (an author's -ginkgo.focus, -ginkgo.skip, -ginkgo.label-filter) leave the
 // spec out, as Ginkgo matches them: regular expressions over the
