@@ -144,3 +144,28 @@ func TestKindUsage(t *testing.T) {
 		t.Errorf("embedded refused: %v", err)
 	}
 }
+
+// On kind a plugin runs only from an image: every role whose plugin is a
+// host program is marked, saying how to give it an image; elsewhere none.
+func TestMarkHostPlugins(t *testing.T) {
+	plan := func() *pluginPlan {
+		return &pluginPlan{Bindings: []conformance.Binding{{Name: "conformance", Subjects: map[conformance.Role]conformance.Subject{
+			conformance.RolePlain:   {Role: conformance.RolePlain, Plugin: argocd.Plugin{Name: "cmp-plain", Image: "plain:dev"}},
+			conformance.RoleService: {Role: conformance.RoleService, Plugin: argocd.Plugin{Name: "cmp-service"}},
+		}}}}
+	}
+	p := plan()
+	p.markHostPlugins("kind")
+	subs := p.Bindings[0].Subjects
+	if why := subs[conformance.RolePlain].Unavailable; why != "" {
+		t.Errorf("the plain plugin, an image, was marked: %s", why)
+	}
+	if why := subs[conformance.RoleService].Unavailable; !strings.Contains(why, "--plugin-image service=IMAGE") {
+		t.Errorf("the service plugin, a host program, was marked %q; want a reason naming --plugin-image service=IMAGE", why)
+	}
+	p = plan()
+	p.markHostPlugins("embedded")
+	if why := p.Bindings[0].Subjects[conformance.RoleService].Unavailable; why != "" {
+		t.Errorf("embedded marked a host plugin: %s", why)
+	}
+}
