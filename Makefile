@@ -47,9 +47,9 @@ PLUGIN_IMAGES ?= plain=cmp-conformance/plain:dev parameterized=cmp-conformance/s
   named-only=cmp-conformance/named-only:dev
 # On kind a plugin runs only from an image: the faulty references too (on the
 # embedded runtime they stay host processes, where the witnesses of their
-# roles were proven).
+# roles were proven), and the service plugin, as a Deployment and a Service.
 KIND_PLUGIN_IMAGES ?= $(PLUGIN_IMAGES) faulty-dynamic=cmp-conformance/faulty:dev \
-  faulty-generate=cmp-conformance/faulty-generate:dev
+  faulty-generate=cmp-conformance/faulty-generate:dev service=cmp-conformance/service:dev
 IMAGE_FLAGS = $(foreach i,$(if $(filter kind,$(RUNTIME)),$(KIND_PLUGIN_IMAGES),$(if $(filter embedded,$(RUNTIME)),$(PLUGIN_IMAGES))),--plugin-image $(i))
 
 # The plugin certify judges, and its samples (certify.yaml): by default the

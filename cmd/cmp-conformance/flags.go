@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-conformance/cmp-conformance/clusters/existing"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
@@ -169,6 +170,9 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 		if f.certify == nil {
 			// The Helm plugin is built per Argo CD version; certify has no use for it.
 			plan.ToolsReady = helmBuildFor(root, bin)
+			if f.runtime == environment.RuntimeKind {
+				plan.ToolsReady = plan.helmImage(root, f.output, plan.ToolsReady)
+			}
 		}
 	}
 	return plan, path, nil
@@ -183,7 +187,8 @@ func (f *envFlags) config(runID, logDir string, plan *pluginPlan, path []string)
 		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Kubeconfig: f.kubeconfig,
 		PortBase: f.portBase, Plugins: plan.Plugins, PluginPath: path, ToolsReady: plan.ToolsReady, RunID: runID, LogDir: logDir,
 		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
-		ReadyTimeout: f.readyTimeout, GitServerProgram: gitServerProgram(plan), SamplePlugin: samplePlugin(plan),
+		ReadyTimeout: f.readyTimeout, GitServerProgram: planProgram(plan, "cmp-gitserver"), BridgeProgram: planProgram(plan, argocd.BridgeProgram),
+		SamplePlugin: samplePlugin(plan),
 	}, nil
 }
 
@@ -201,11 +206,12 @@ func samplePlugin(plan *pluginPlan) string {
 	return ""
 }
 
-// gitServerProgram is the static git server the plugin build makes (the
-// kind runtime serves the sources from a container with it), "" when none.
-func gitServerProgram(plan *pluginPlan) string {
+// planProgram is a static program the plugin build makes, "" when none:
+// the kind runtime runs cmp-gitserver (the sources) and cmp-bridge (plugin
+// services) from images of their own.
+func planProgram(plan *pluginPlan, name string) string {
 	if plan == nil || plan.Bin == "" {
 		return ""
 	}
-	return filepath.Join(plan.Bin, "cmp-gitserver")
+	return filepath.Join(plan.Bin, name)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +12,10 @@ import (
 
 	"golang.org/x/mod/semver"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
 // helmBuild says how the Helm plugin is built for a Helm version: from
@@ -36,21 +40,21 @@ func helmBuildOf(pin string) helmBuild {
 // just before bin on the plugins' PATH (after the user's --plugin-path,
 // which must not be shadowed). -trimpath keeps the Go build cache valid
 // across copies: a rebuild at a pin seen before takes seconds.
-func helmBuildFor(root, bin string) func(context.Context, *toolchain.Set, []string) ([]string, error) {
-	return func(ctx context.Context, tools *toolchain.Set, path []string) ([]string, error) {
+func helmBuildFor(root, bin string) func(context.Context, *toolchain.Set, *environment.Config) error {
+	return func(ctx context.Context, tools *toolchain.Set, cfg *environment.Config) error {
 		pin := tools.Plan.Pins[toolchain.Helm]
 		if pin == "" {
-			return path, nil
+			return nil
 		}
 		b := helmBuildOf(pin)
 		dir := filepath.Join(bin, "helm-"+pin)
 		src := filepath.Join(dir, "src")
 		fmt.Fprintf(os.Stderr, "plugins: building the Helm plugin on Helm SDK %s (the Helm Argo CD %s ships)\n", pin, tools.ArgoCDVersion)
 		if err := os.RemoveAll(src); err != nil {
-			return nil, err
+			return err
 		}
 		if err := os.CopyFS(src, os.DirFS(filepath.Join(root, "plugins", "helm"))); err != nil {
-			return nil, fmt.Errorf("copying plugins/helm to build it at Helm %s: %w", pin, err)
+			return fmt.Errorf("copying plugins/helm to build it at Helm %s: %w", pin, err)
 		}
 		module := filepath.Join(src, b.sub)
 		steps := [][]string{{"go", "get", b.sdk + "@" + pin}, {"go", "build", "-trimpath", "-tags", b.tags, "-o", dir + string(os.PathSeparator), "./cmd/cmp-helm", "./cmd/cmp-helm-broken"}}
@@ -61,35 +65,86 @@ func helmBuildFor(root, bin string) func(context.Context, *toolchain.Set, []stri
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Run(); err != nil {
-				return nil, fmt.Errorf("building the Helm plugin on Helm SDK %s (%s in a copy of %s): %w\n%s", pin, args[1], filepath.Join("plugins", "helm", b.sub), err, out.String())
+				return fmt.Errorf("building the Helm plugin on Helm SDK %s (%s in a copy of %s): %w\n%s", pin, args[1], filepath.Join("plugins", "helm", b.sub), err, out.String())
 			}
 		}
-		i := slices.Index(path, bin)
-		if i < 0 {
-			i = len(path)
-		}
-		return slices.Insert(slices.Clone(path), i, dir), nil
+		cfg.PluginPath = beforeBin(cfg.PluginPath, bin, dir)
+		return nil
 	}
+}
+
+// beforeBin is path with dir inserted just before bin (at the end without it).
+func beforeBin(path []string, bin, dir string) []string {
+	i := slices.Index(path, bin)
+	if i < 0 {
+		i = len(path)
+	}
+	return slices.Insert(slices.Clone(path), i, dir)
 }
 
 // helmBuilt is helmBuildFor for the shares of a parallel run: the parent
 // built the Helm plugin into bin already, and the shares use that build (a
 // build of their own each would cost seconds of CPU that the checks need, and
 // several at once into one folder would race).
-func helmBuilt(bin string) func(context.Context, *toolchain.Set, []string) ([]string, error) {
-	return func(_ context.Context, tools *toolchain.Set, path []string) ([]string, error) {
+func helmBuilt(bin string) func(context.Context, *toolchain.Set, *environment.Config) error {
+	return func(_ context.Context, tools *toolchain.Set, cfg *environment.Config) error {
 		pin := tools.Plan.Pins[toolchain.Helm]
 		if pin == "" {
-			return path, nil
+			return nil
 		}
 		dir := filepath.Join(bin, "helm-"+pin)
 		if _, err := os.Stat(filepath.Join(dir, "cmp-helm")); err != nil {
-			return nil, fmt.Errorf("the Helm plugin on Helm SDK %s was not built into %s: %w", pin, dir, err)
+			return fmt.Errorf("the Helm plugin on Helm SDK %s was not built into %s: %w", pin, dir, err)
 		}
-		i := slices.Index(path, bin)
-		if i < 0 {
-			i = len(path)
-		}
-		return slices.Insert(slices.Clone(path), i, dir), nil
+		cfg.PluginPath = beforeBin(cfg.PluginPath, bin, dir)
+		return nil
 	}
+}
+
+// helmImage is build followed, on kind, by the Helm plugin's image: the
+// program just built for the version's Helm, FROM scratch with
+// plugins/helm/plugin.yaml (plugins/helm/Dockerfile), as
+// cmp-conformance/helm:<pin>. The helm role then runs from it as a sidecar,
+// like every other plugin there, and the environment gets the image plugin
+// in place of the host program. A helm role given another plugin (--plugin,
+// --plugin-image) is left alone.
+func (p *pluginPlan) helmImage(root, output string, build func(context.Context, *toolchain.Set, *environment.Config) error) func(context.Context, *toolchain.Set, *environment.Config) error {
+	return func(ctx context.Context, tools *toolchain.Set, cfg *environment.Config) error {
+		if err := build(ctx, tools, cfg); err != nil {
+			return err
+		}
+		pin := tools.Plan.Pins[toolchain.Helm]
+		ref := filepath.Join(root, "plugins", "helm")
+		if pin == "" || !p.referenceHelm(ref) {
+			return nil
+		}
+		dir := filepath.Join(p.Bin, "helm-"+pin)
+		img, err := buildReferenceImage(ctx, ref, dir, "cmp-conformance/helm:"+pin, nil, io.Discard)
+		if err != nil {
+			return fmt.Errorf("the Helm plugin's image (Helm %s): %w", pin, err)
+		}
+		owner, err := filepath.Abs(output)
+		if err != nil {
+			return err
+		}
+		pl, err := argocd.LoadPluginImage(ctx, img.Ref, filepath.Join(owner, "plugin-images", string(conformance.RoleHelm)), owner)
+		if err != nil {
+			return fmt.Errorf("the Helm plugin's image: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "plugins: the Helm plugin runs from image %s on kind\n", img.Ref)
+		p.replace(conformance.RoleHelm, pl)
+		cfg.Plugins = p.Plugins
+		return nil
+	}
+}
+
+// referenceHelm says whether the main binding's helm role is the reference
+// plugin of folder ref, as a program of this host.
+func (p *pluginPlan) referenceHelm(ref string) bool {
+	for _, b := range p.Bindings {
+		if s, ok := b.Subjects[conformance.RoleHelm]; ok && !b.Witness {
+			return s.Plugin.Image == "" && s.Plugin.Dir == ref
+		}
+	}
+	return false
 }

@@ -26,8 +26,8 @@ func (f *envFlags) pluginImages() (map[string]string, error) {
 		if _, ok := referencePlugins()[conformance.Role(role)]; !ok {
 			return nil, fmt.Errorf("--plugin-image %s=...: unknown role %q (roles: %s)", role, role, roles())
 		}
-		if role == string(conformance.RoleService) {
-			return nil, fmt.Errorf("--plugin-image %s=...: the %s role serves a plugin over the network (a Deployment, not a sidecar); an image can stand in for any other role", role, role)
+		if role == string(conformance.RoleService) && f.runtime != environment.RuntimeKind {
+			return nil, fmt.Errorf("--plugin-image %s=...: the %s role serves a plugin over the network, which runs from an image on kind only (a Deployment and a Service); on the %s runtime it runs as processes of this host: drop the flag, or use --runtime kind", role, role, f.runtime)
 		}
 		if _, dup := out[role]; dup {
 			return nil, fmt.Errorf("--plugin-image: role %s given twice", role)
@@ -84,6 +84,9 @@ func (p *pluginPlan) bindImages(ctx context.Context, images map[string]string, o
 		pl, err := argocd.LoadPluginImage(ctx, images[role], dir, owner)
 		if err != nil {
 			return fmt.Errorf("--plugin-image %s: %w", role, err)
+		}
+		if conformance.Role(role) == conformance.RoleService {
+			pl.Service = &argocd.Service{}
 		}
 		p.replace(conformance.Role(role), pl)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -21,7 +23,7 @@ func TestPluginImageFlagsRefuseBadInput(t *testing.T) {
 	}{
 		"no ref":        {images: []string{"plain="}, want: "want ROLE=IMAGE"},
 		"unknown role":  {images: []string{"nope=x:1"}, want: `unknown role "nope"`},
-		"service":       {images: []string{"service=x:1"}, want: "serves a plugin over the network"},
+		"service":       {images: []string{"service=x:1"}, want: "runs from an image on kind only"},
 		"twice":         {images: []string{"plain=x:1", "plain=y:1"}, want: "given twice"},
 		"dir and image": {images: []string{"plain=x:1"}, dirs: []string{"plain=/tmp"}, want: "both with --plugin and --plugin-image"},
 		"other runtime": {images: []string{"plain=x:1"}, want: "embedded and kind runtimes only"},
@@ -34,6 +36,15 @@ func TestPluginImageFlagsRefuseBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: validateImages() = %v, want %q", name, err, tt.want)
 		}
+	}
+}
+
+// On kind the service role runs from an image, as a Deployment and a Service.
+func TestServiceImageOnKind(t *testing.T) {
+	f := envFlags{images: []string{"service=x:1"}, runtime: "kind"}
+	got, err := f.pluginImages()
+	if err != nil || got["service"] != "x:1" {
+		t.Fatalf("pluginImages() = %v, %v; want the service role's image accepted on kind", got, err)
 	}
 }
 
@@ -167,5 +178,29 @@ func TestMarkHostPlugins(t *testing.T) {
 	p.markHostPlugins("embedded")
 	if why := p.Bindings[0].Subjects[conformance.RoleService].Unavailable; why != "" {
 		t.Errorf("embedded marked a host plugin: %s", why)
+	}
+}
+
+// On kind the Helm plugin becomes an image only where the helm role is the
+// reference plugin as a host program: a role given another plugin is the
+// user's choice, and the build hook before it still runs.
+func TestHelmImageLeavesAnotherHelmPluginAlone(t *testing.T) {
+	root := t.TempDir()
+	other := argocd.Plugin{Dir: filepath.Join(t.TempDir(), "my-helm"), Name: "my-helm"}
+	p := &pluginPlan{Bindings: []conformance.Binding{{Name: "conformance",
+		Subjects: map[conformance.Role]conformance.Subject{conformance.RoleHelm: {Role: conformance.RoleHelm, Plugin: other}}}}}
+	built := false
+	hook := p.helmImage(root, t.TempDir(), func(context.Context, *toolchain.Set, *environment.Config) error { built = true; return nil })
+	tools := &toolchain.Set{Plan: &toolchain.Plan{Pins: map[string]string{toolchain.Helm: "v4.0.0"}}}
+	var cfg environment.Config
+	if err := hook(context.Background(), tools, &cfg); err != nil || !built {
+		t.Fatalf("hook: %v (build ran: %v)", err, built)
+	}
+	if cfg.Plugins != nil || p.Bindings[0].Subjects[conformance.RoleHelm].Plugin.Image != "" {
+		t.Error("a helm role given another plugin was replaced by the reference image")
+	}
+	if !(&pluginPlan{Bindings: []conformance.Binding{{Subjects: map[conformance.Role]conformance.Subject{
+		conformance.RoleHelm: {Plugin: argocd.Plugin{Dir: filepath.Join(root, "plugins", "helm")}}}}}}).referenceHelm(filepath.Join(root, "plugins", "helm")) {
+		t.Error("the reference Helm plugin, a host program, was not recognised")
 	}
 }

@@ -474,7 +474,7 @@ func runParallel(ctx context.Context, f *runFlags, cfg environment.Config, plan 
 		fmt.Fprintln(os.Stderr, "note:", n)
 	}
 	if cfg.ToolsReady != nil {
-		if _, err := cfg.ToolsReady(ctx, tools, cfg.PluginPath); err != nil {
+		if err := cfg.ToolsReady(ctx, tools, &cfg); err != nil {
 			return err
 		}
 	}

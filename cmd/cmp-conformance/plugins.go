@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -157,7 +158,7 @@ type pluginPlan struct {
 	Bindings []conformance.Binding
 	// ToolsReady builds the programs that depend on the Argo CD version
 	// (environment.Config.ToolsReady); nil outside a checkout.
-	ToolsReady func(context.Context, *toolchain.Set, []string) ([]string, error)
+	ToolsReady func(context.Context, *toolchain.Set, *environment.Config) error
 	// Bin is the folder of the plugin programs built for this run ("" when
 	// none were: outside a checkout).
 	Bin string

@@ -2,9 +2,7 @@ package conformance
 
 import (
 	"context"
-	"net"
 	"regexp"
-	"strconv"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/onsi/ginkgo/v2"
@@ -95,23 +93,18 @@ var svcNativeDiscovery = Check{
 	Needs: []dsl.Ability{dsl.AbilityPluginServices},
 	Area:  Service, Level: Provisional, Versions: ">=2.6.0", Roles: []Role{RoleService},
 	// Provisional: proposal 004's native discovery; PR #16852 is not merged.
-	// The embedded runtime points the Service at the plugin's address with
-	// ExternalName; a repo-server that resolved cluster DNS would need kind.
+	// The Service leads to where the plugin runs: its pods on kind, its
+	// address on this host (ExternalName) on the embedded runtime.
 	Upstream: []string{"argoproj/argo-cd#14132", "argoproj/argo-cd#16852"},
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleService)
 		gomega.Expect(s.Env.Services).NotTo(gomega.BeNil(), "this runtime cannot detach a plugin's bridge")
-		addr, err := s.Env.Services.ServiceAddress(p.FullName())
+		spec, err := s.Env.Services.PluginServiceSpec(p.FullName())
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "plugin %s is not network-served", p.FullName())
-		_, port, err := net.SplitHostPort(addr)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		portNum, err := strconv.Atoi(port)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		svc := &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{Name: dsl.UniqueName("plugin"), Namespace: s.Env.ArgoCDNamespace,
 				Labels: map[string]string{PluginServiceLabel: "true"}},
-			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
-				Ports: []corev1.ServicePort{{Name: "grpc", Port: int32(portNum)}}},
+			Spec: spec,
 		}
 		_, err = s.Env.Clientset.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "creating Service %s", svc.Name)
@@ -119,7 +112,7 @@ var svcNativeDiscovery = Check{
 			_ = s.Env.Clientset.CoreV1().Services(svc.Namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{})
 		})
 		// Without its bridge, only the Service can lead Argo CD to the plugin.
-		gomega.Expect(s.Env.Services.DetachBridge(p.FullName())).To(gomega.Succeed())
+		gomega.Expect(s.Env.Services.DetachBridge(ctx, p.FullName())).To(gomega.Succeed())
 		ginkgo.DeferCleanup(func(ctx context.Context) { _ = s.Env.Services.AttachBridge(ctx, p.FullName()) })
 		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("svc-native").Path("prune-app").Plugin(p.FullName()), RoleService)
 		expectSyncedThroughPlugin(s, c).

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apiclient"
@@ -143,7 +144,12 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	if in := env.Installed; in != nil {
 		e.ArgoCDNamespace, e.ServerURL = argocd.InstallNamespace, "https://"+in.ServerAddr
 		e.PluginFiles, e.RepoServer, e.Controller = in, in, in
-		e.Cannot = InstalledCannot
+		e.Cannot = maps.Clone(InstalledCannot)
+		if len(in.Services) > 0 {
+			e.Services = in
+		} else {
+			e.Cannot[dsl.AbilityPluginServices] = "no plugin served over the network runs in the cluster (--plugin-image service=IMAGE runs one)"
+		}
 		return dsl.NewEnv(e), nil
 	}
 	e.ArgoCDNamespace, e.ServerURL = env.ArgoCD.Namespace, "http://"+env.ArgoCD.ServerAddr
@@ -157,6 +163,5 @@ var InstalledCannot = map[dsl.Ability]string{
 	dsl.AbilityPluginDiscovery: "the plugins' sockets are in the repo-server's pod, not on this host",
 	dsl.AbilityPluginLeftovers: "a sidecar's changes to its file system live in its node's containerd snapshots, which are not read yet",
 	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
-	dsl.AbilityPluginServices:  "plugins served over the network do not run in the cluster yet",
 	dsl.AbilityGitCredentials:  "the git server's credentialed listeners are on this host's 127.0.0.1; the cluster's pods reach only the plain HTTP server beside the cluster",
 }

@@ -147,6 +147,20 @@ func (b *Bridge) DialTarget(ctx context.Context) (net.Conn, error) {
 	return d.dial(ctx)
 }
 
+// Probe connects to the target once and hangs up: the target accepts
+// connections. A pod's readiness is its plugin server's socket answering,
+// not only its network front listening.
+func (b *Bridge) Probe(ctx context.Context) error {
+	if (b.Target == "") == (b.TargetSocket == "") {
+		return errors.New("probe: give one of --target and --target-socket")
+	}
+	c, err := b.DialTarget(ctx)
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	return c.Close()
+}
+
 func (b *Bridge) from() string { return b.Socket + b.Listen }
 func (b *Bridge) to() string   { return b.Target + b.TargetSocket }
 

@@ -297,3 +297,22 @@ func TestBadAddressesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestProbeAnswersOnlyForASocketThatAccepts(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "server.sock")
+	b := &Bridge{TargetSocket: sock, DialTimeout: time.Second}
+	if err := b.Probe(context.Background()); err == nil {
+		t.Fatal("probe of a socket that does not exist succeeded")
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := b.Probe(context.Background()); err != nil {
+		t.Fatalf("probe of a listening socket: %v", err)
+	}
+	if err := (&Bridge{}).Probe(context.Background()); err == nil {
+		t.Fatal("probe without a target succeeded")
+	}
+}

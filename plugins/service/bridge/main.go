@@ -25,11 +25,19 @@ func Main(name, usage string, extra func(fs *flag.FlagSet) func(*Bridge) error) 
 	fs.StringVar(&b.Target, "target", "", "host:port of the plugin service")
 	fs.StringVar(&b.TargetSocket, "target-socket", "", "unix socket to forward to instead of --target (argocd-cmp-server's)")
 	fs.DurationVar(&b.DialTimeout, "dial-timeout", 0, "bound on connecting to the target (default 5s)")
+	probe := fs.Bool("probe", false, "connect to the target once and exit 0 if it answers, 1 if not: a readiness probe for a pod whose image has no shell")
 	var finish func(*Bridge) error
 	if extra != nil {
 		finish = extra(fs)
 	}
 	_ = fs.Parse(os.Args[1:])
+	if *probe {
+		if err := b.Probe(context.Background()); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if (b.Socket == "") == (b.Listen == "") || (b.Target == "") == (b.TargetSocket == "") {
 		fmt.Fprintf(os.Stderr, "%s: give one of --socket and --listen, and one of --target and --target-socket\n\n", name)
 		fs.Usage()
