@@ -21,7 +21,7 @@ func TestCertifyRefusesBadUsage(t *testing.T) {
 		t.Errorf("certify with --plugin: %v", err)
 	}
 	f = runFlags{envFlags: envFlags{runtime: "existing", certify: &certifySubject{image: "x:1", samples: samples}}}
-	if err := f.certifyUsage(); err == nil || !strings.Contains(err.Error(), "embedded runtime only") {
+	if err := f.certifyUsage(); err == nil || !strings.Contains(err.Error(), "embedded and kind runtimes only") {
 		t.Errorf("certify --image on another runtime: %v", err)
 	}
 	if _, err := exec.LookPath("docker"); err == nil {

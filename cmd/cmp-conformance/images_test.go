@@ -137,8 +137,8 @@ func TestKindUsage(t *testing.T) {
 		set  func(*runFlags)
 		want string
 	}{
-		"self-test": {func(f *runFlags) { f.selfTest = true }, "--runtime embedded --self-test"},
-		"certify":   {func(f *runFlags) { f.certify = &certifySubject{} }, "--runtime embedded"},
+		"self-test":        {func(f *runFlags) { f.selfTest = true }, "--runtime embedded --self-test"},
+		"certify a folder": {func(f *runFlags) { f.certify = &certifySubject{dir: "plugin"} }, "certify it with --image"},
 	} {
 		if err := kind(c.set); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s on kind: %v, want a refusal naming %q", name, err, c.want)
@@ -146,6 +146,9 @@ func TestKindUsage(t *testing.T) {
 	}
 	if err := kind(func(*runFlags) {}); err != nil {
 		t.Errorf("the catalogue on kind was refused: %v", err)
+	}
+	if err := kind(func(f *runFlags) { f.certify = &certifySubject{image: "mine:1"} }); err != nil {
+		t.Errorf("certifying an image on kind was refused: %v", err)
 	}
 	if err := kind(func(f *runFlags) { f.upgradePath = "previous" }); err != nil {
 		t.Errorf("an upgrade run on kind was refused: %v", err)

@@ -233,9 +233,6 @@ func run(f *runFlags) error {
 	if err != nil {
 		return finish(err)
 	}
-	for _, v := range path[min(1, len(path)):] {
-		cfg.UpgradeSources = append(cfg.UpgradeSources, targets[v].Source)
-	}
 	env, err := environment.Up(ctx, cfg)
 	runner.DescribeEnvironment(rep, env, plan.Bindings)
 	for _, b := range pathBinaries {
@@ -349,8 +346,8 @@ func (f *runFlags) kindUsage() error {
 		return nil
 	}
 	switch {
-	case f.certify != nil:
-		return errors.New("certify does not run on kind yet: certify the plugin with --runtime embedded, where --image runs it as Argo CD's documented sidecar")
+	case f.certify != nil && f.certify.image == "":
+		return errors.New("certify --plugin-dir runs the plugin's programs on this host, and kind runs plugins only from images: build an image of the plugin and certify it with --image, or use --runtime embedded")
 	case f.selfTest:
 		return errors.New("--self-test does not run on kind: most witnesses are programs of this host, not images; prove the checks with --runtime embedded --self-test")
 	}

@@ -161,7 +161,6 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 // cluster from its manifests (the kind runtime), and why.
 var InstalledCannot = map[dsl.Ability]string{
 	dsl.AbilityPluginDiscovery: "the plugins' sockets are in the repo-server's pod, not on this host",
-	dsl.AbilityPluginLeftovers: "a sidecar's changes to its file system live in its node's containerd snapshots, which are not read yet",
 	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
 	dsl.AbilityGitCredentials:  "the git server's credentialed listeners are on this host's 127.0.0.1; the cluster's pods reach only the plain HTTP server beside the cluster",
 }

@@ -131,6 +131,7 @@ func TearDown(ctx context.Context, env *environment.Environment, rep *v1alpha1.C
 	downCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
 	defer cancel()
 	err := env.Down(downCtx)
+	rep.Environment.Notes = append(rep.Environment.Notes, env.LateNotes()...)
 	for _, p := range env.Phases[bringUpPhases:] {
 		rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: p.Name, Seconds: p.Seconds})
 	}
