@@ -121,11 +121,44 @@ func (p *pluginPlan) markHostPlugins(runtime string) {
 	if runtime != environment.RuntimeKind {
 		return
 	}
+	p.serveWitnessesFromImage()
 	for _, b := range p.Bindings {
 		for role, s := range b.Subjects {
 			if s.Plugin.Image == "" {
 				s.Unavailable = fmt.Sprintf("it is a program of this host, and the kind runtime runs plugins as the repo-server's sidecars, from images (--plugin-image %s=IMAGE)", role)
 				b.Subjects[role] = s
+			}
+		}
+	}
+}
+
+// serveWitnessesFromImage runs, on kind, each witness of the service role
+// (the reference service plugin under another name, behind a broken
+// bridge) from the service role's image with the witness's plugin.yaml
+// mounted over the image's own, as a ConfigMap would be: the plugin is the
+// same, only its bridge differs. Without a service image they stay programs
+// of this host.
+func (p *pluginPlan) serveWitnessesFromImage() {
+	var image, id string
+	for _, b := range p.Bindings {
+		if s, ok := b.Subjects[conformance.RoleService]; ok && !b.Witness && s.Plugin.Image != "" {
+			image, id = s.Plugin.Image, s.Plugin.ImageID
+		}
+	}
+	if image == "" {
+		return
+	}
+	for _, b := range p.Bindings {
+		s, ok := b.Subjects[conformance.RoleService]
+		if !ok || !b.Witness || s.Plugin.Image != "" || s.Plugin.Service == nil {
+			continue
+		}
+		dir := s.Plugin.Dir
+		s.Plugin.Image, s.Plugin.ImageID, s.Plugin.ConfigFile = image, id, filepath.Join(dir, "plugin.yaml")
+		b.Subjects[conformance.RoleService] = s
+		for i := range p.Plugins {
+			if p.Plugins[i].Dir == dir {
+				p.Plugins[i] = s.Plugin
 			}
 		}
 	}

@@ -137,7 +137,6 @@ func TestKindUsage(t *testing.T) {
 		set  func(*runFlags)
 		want string
 	}{
-		"self-test":        {func(f *runFlags) { f.selfTest = true }, "--runtime embedded --self-test"},
 		"certify a folder": {func(f *runFlags) { f.certify = &certifySubject{dir: "plugin"} }, "certify it with --image"},
 	} {
 		if err := kind(c.set); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -146,6 +145,9 @@ func TestKindUsage(t *testing.T) {
 	}
 	if err := kind(func(*runFlags) {}); err != nil {
 		t.Errorf("the catalogue on kind was refused: %v", err)
+	}
+	if err := kind(func(f *runFlags) { f.selfTest = true }); err != nil {
+		t.Errorf("the self-test on kind was refused: %v", err)
 	}
 	if err := kind(func(f *runFlags) { f.certify = &certifySubject{image: "mine:1"} }); err != nil {
 		t.Errorf("certifying an image on kind was refused: %v", err)
@@ -205,5 +207,29 @@ func TestHelmImageLeavesAnotherHelmPluginAlone(t *testing.T) {
 	if !(&pluginPlan{Bindings: []conformance.Binding{{Subjects: map[conformance.Role]conformance.Subject{
 		conformance.RoleHelm: {Plugin: argocd.Plugin{Dir: filepath.Join(root, "plugins", "helm")}}}}}}).referenceHelm(filepath.Join(root, "plugins", "helm")) {
 		t.Error("the reference Helm plugin, a host program, was not recognised")
+	}
+}
+
+// On kind a witness of the service role runs from the service role's image
+// with its own plugin.yaml; other host witnesses stay marked.
+func TestServiceWitnessesRunFromTheServiceImage(t *testing.T) {
+	svc := argocd.Plugin{Dir: "/ref/service", Name: "cmp-service", Image: "cmp-conformance/service:dev", ImageID: "sha256:1", Service: &argocd.Service{}}
+	wit := argocd.Plugin{Dir: "/broken/service-x", Name: "broken-service-x", Service: &argocd.Service{Bridge: []string{"cmp-broken-bridge", "--fault", "give-up"}}}
+	other := argocd.Plugin{Dir: "/broken/plain-x", Name: "broken-plain-x"}
+	p := &pluginPlan{Plugins: []argocd.Plugin{svc, wit, other}, Bindings: []conformance.Binding{
+		{Name: "conformance", Subjects: map[conformance.Role]conformance.Subject{conformance.RoleService: {Role: conformance.RoleService, Plugin: svc}}},
+		{Name: "broken/service-x", Witness: true, Subjects: map[conformance.Role]conformance.Subject{conformance.RoleService: {Role: conformance.RoleService, Plugin: wit}}},
+		{Name: "broken/plain-x", Witness: true, Subjects: map[conformance.Role]conformance.Subject{conformance.RolePlain: {Role: conformance.RolePlain, Plugin: other}}},
+	}}
+	p.markHostPlugins("kind")
+	got := p.Bindings[1].Subjects[conformance.RoleService]
+	if got.Unavailable != "" || got.Plugin.Image != svc.Image || got.Plugin.ConfigFile != "/broken/service-x/plugin.yaml" || got.Plugin.Service.Bridge[0] != "cmp-broken-bridge" {
+		t.Errorf("service witness %+v: want the service image, its own plugin.yaml and its bridge", got)
+	}
+	if p.Plugins[1].Image != svc.Image {
+		t.Error("the plugin the run starts was not given the image")
+	}
+	if p.Bindings[2].Subjects[conformance.RolePlain].Unavailable == "" {
+		t.Error("a witness that is a host program was not marked")
 	}
 }
