@@ -6,8 +6,9 @@
 #   make upgrade       the upgrade profile: Argo CD moved along each of UPGRADE_PATHS
 #   make matrix        the self-test at the matrix's other versions and upgrade paths
 #   make certify       certify one plugin image on its own samples (CERTIFY_IMAGE, CERTIFY_SAMPLES)
-#   make env-up RUNTIME=kind   Argo CD installed from its release manifests in a kind cluster,
-#                      the plugin images as repo-server sidecars (the checks do not run there yet)
+#   make conformance RUNTIME=kind   the same against Argo CD installed from its release manifests
+#                      in a kind cluster, the plugin images as repo-server sidecars (the service
+#                      plugin a Deployment and Service); make env-up RUNTIME=kind leaves it running
 #
 # Binaries (argocd, kube-*, etcd, kwok, helm, kustomize) are cached under
 # $XDG_CACHE_HOME/cmp-conformance (default ~/.cache): a first run builds them
