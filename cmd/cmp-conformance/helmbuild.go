@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/mod/semver"
 
-	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -123,16 +122,10 @@ func (p *pluginPlan) helmImage(root, output string, build func(context.Context, 
 		if err != nil {
 			return fmt.Errorf("the Helm plugin's image (Helm %s): %w", pin, err)
 		}
-		owner, err := filepath.Abs(output)
-		if err != nil {
-			return err
-		}
-		pl, err := argocd.LoadPluginImage(ctx, img.Ref, filepath.Join(owner, "plugin-images", string(conformance.RoleHelm)), owner)
-		if err != nil {
+		if err := p.bindImage(ctx, conformance.RoleHelm, img.Ref, output); err != nil {
 			return fmt.Errorf("the Helm plugin's image: %w", err)
 		}
 		fmt.Fprintf(os.Stderr, "plugins: the Helm plugin runs from image %s on kind\n", img.Ref)
-		p.replace(conformance.RoleHelm, pl)
 		cfg.Plugins = p.Plugins
 		return nil
 	}

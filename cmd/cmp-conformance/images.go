@@ -75,21 +75,29 @@ func (f *envFlags) validateImages() error {
 // the image ships, instead of the reference plugin: its plugin.yaml is read
 // from the image into <output>/plugin-images/<role>, and it runs as a sidecar.
 func (p *pluginPlan) bindImages(ctx context.Context, images map[string]string, output string) error {
+	for _, role := range slices.Sorted(maps.Keys(images)) {
+		if err := p.bindImage(ctx, conformance.Role(role), images[role], output); err != nil {
+			return fmt.Errorf("--plugin-image %s: %w", role, err)
+		}
+	}
+	return nil
+}
+
+// bindImage binds role to the plugin image ref ships: its plugin.yaml read
+// into <output>/plugin-images/<role>, the service role served over the network.
+func (p *pluginPlan) bindImage(ctx context.Context, role conformance.Role, ref, output string) error {
 	owner, err := filepath.Abs(output)
 	if err != nil {
 		return err
 	}
-	for _, role := range slices.Sorted(maps.Keys(images)) {
-		dir := filepath.Join(owner, "plugin-images", role)
-		pl, err := argocd.LoadPluginImage(ctx, images[role], dir, owner)
-		if err != nil {
-			return fmt.Errorf("--plugin-image %s: %w", role, err)
-		}
-		if conformance.Role(role) == conformance.RoleService {
-			pl.Service = &argocd.Service{}
-		}
-		p.replace(conformance.Role(role), pl)
+	pl, err := argocd.LoadPluginImage(ctx, ref, filepath.Join(owner, "plugin-images", string(role)), owner)
+	if err != nil {
+		return err
 	}
+	if role == conformance.RoleService {
+		pl.Service = &argocd.Service{}
+	}
+	p.replace(role, pl)
 	return nil
 }
 
