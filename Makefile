@@ -9,6 +9,9 @@
 #   make conformance RUNTIME=kind   the same against Argo CD installed from its release manifests
 #                      in a kind cluster, the plugin images as repo-server sidecars (the service
 #                      plugin a Deployment and Service); make env-up RUNTIME=kind leaves it running
+#   make conformance RUNTIME=existing KUBECONFIG=... IMAGE_REGISTRY=host:port
+#                      the same into a namespace of its own of a cluster you give, the run's images
+#                      pushed to IMAGE_REGISTRY; make kind-target makes a throw-away one to try it on
 #
 # Binaries (argocd, kube-*, etcd, kwok, helm, kustomize) are cached under
 # $XDG_CACHE_HOME/cmp-conformance (default ~/.cache): a first run builds them
@@ -51,7 +54,11 @@ PLUGIN_IMAGES ?= plain=cmp-conformance/plain:dev parameterized=cmp-conformance/s
 # roles were proven), and the service plugin, as a Deployment and a Service.
 KIND_PLUGIN_IMAGES ?= $(PLUGIN_IMAGES) faulty-dynamic=cmp-conformance/faulty:dev \
   faulty-generate=cmp-conformance/faulty-generate:dev service=cmp-conformance/service:dev
-IMAGE_FLAGS = $(foreach i,$(if $(filter kind,$(RUNTIME)),$(KIND_PLUGIN_IMAGES),$(if $(filter embedded,$(RUNTIME)),$(PLUGIN_IMAGES))),--plugin-image $(i))
+PLUGIN_IMAGE_FLAGS = $(foreach i,$(if $(filter kind existing,$(RUNTIME)),$(KIND_PLUGIN_IMAGES),$(PLUGIN_IMAGES)),--plugin-image $(i))
+IMAGE_FLAGS = $(strip $(PLUGIN_IMAGE_FLAGS) $(CLUSTER_FLAGS))
+# The existing runtime's cluster, and the registry its nodes pull the run's images from.
+IMAGE_REGISTRY ?=
+CLUSTER_FLAGS = $(if $(filter existing,$(RUNTIME)),--kubeconfig '$(KUBECONFIG)' --image-registry '$(IMAGE_REGISTRY)')
 
 # The plugin certify judges, and its samples (certify.yaml): by default the
 # plain reference plugin's image, certified as any author's would be.
@@ -60,7 +67,7 @@ CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance certify upgrade matrix test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node env-up env-down lint build clean help
+.PHONY: all conformance certify upgrade matrix test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help
 
 all: build
 
@@ -112,7 +119,7 @@ tools: tools-system build
 
 ## plugin-images: the reference plugins' images, built offline (FROM scratch; about a second each).
 plugin-images: build
-	$(if $(IMAGE_FLAGS),$(BIN) images build --output $(OUTPUT),@true)
+	$(if $(PLUGIN_IMAGE_FLAGS),$(BIN) images build --output $(OUTPUT),@true)
 
 ## kind-node: the kind node image, forged here (no registry): Kubernetes built from the
 ## module proxy, kubeadm's images inside; tens of minutes cold, then cached by content.
@@ -190,6 +197,11 @@ env-up: tools plugin-images
 
 env-down: build
 	$(BIN) env down --output $(OUTPUT)
+
+## kind-target: a kind cluster and its registry, holding Argo CD's images and the fixtures', with
+## nothing installed: a throw-away cluster for RUNTIME=existing (it prints the flags); make env-down removes it.
+kind-target: tools plugin-images
+	$(BIN) env up --runtime kind --cluster-only --output $(OUTPUT) $(RUN_FLAGS)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/suites/certify"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -126,8 +125,6 @@ func (f *runFlags) certifyUsage() error {
 	switch {
 	case len(f.plugins) > 0 || len(f.images) > 0:
 		return errors.New("certify judges one plugin, given with --image or --plugin-dir; --plugin and --plugin-image bind the catalogue's roles (cmp-conformance run)")
-	case f.certify.image != "" && f.runtime != environment.RuntimeEmbedded && f.runtime != environment.RuntimeKind:
-		return fmt.Errorf("--image runs on the embedded and kind runtimes only, for now; --runtime %s cannot run plugin images yet", f.runtime)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

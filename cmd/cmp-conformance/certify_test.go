@@ -20,9 +20,9 @@ func TestCertifyRefusesBadUsage(t *testing.T) {
 	if err := f.certifyUsage(); err == nil || !strings.Contains(err.Error(), "judges one plugin") {
 		t.Errorf("certify with --plugin: %v", err)
 	}
-	f = runFlags{envFlags: envFlags{runtime: "existing", certify: &certifySubject{image: "x:1", samples: samples}}}
-	if err := f.certifyUsage(); err == nil || !strings.Contains(err.Error(), "embedded and kind runtimes only") {
-		t.Errorf("certify --image on another runtime: %v", err)
+	f = runFlags{envFlags: envFlags{runtime: "existing", certify: &certifySubject{dir: plain, samples: samples}}}
+	if err := f.inClusterUsage(); err == nil || !strings.Contains(err.Error(), "certify it with --image") {
+		t.Errorf("certify --plugin-dir on the existing runtime: %v", err)
 	}
 	if _, err := exec.LookPath("docker"); err == nil {
 		f = runFlags{envFlags: envFlags{runtime: "embedded", certify: &certifySubject{image: "cmp-conformance-test/absent:never", samples: samples}}}

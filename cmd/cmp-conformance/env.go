@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/suites/runner"
 )
@@ -26,9 +25,11 @@ started and deletes the cluster, from any shell. The state lives in
 <output>/env/state.json.`,
 	}
 	var f envFlags
+	var clusterOnly bool
 	up := &cobra.Command{Use: "up", Short: "Bring the environment up and leave it running", Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return envUp(&f) }}
+		RunE: func(*cobra.Command, []string) error { return envUp(&f, clusterOnly) }}
 	f.bind(up)
+	up.Flags().BoolVar(&clusterOnly, "cluster-only", false, "with --runtime kind: install nothing; leave the cluster and its registry (holding the images of the version's manifests and of the fixtures) as a throw-away target for --runtime existing --image-registry")
 	var output string
 	down := &cobra.Command{Use: "down", Short: "Stop every process of the environment and delete its cluster", Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return envDown(output) }}
@@ -36,20 +37,24 @@ started and deletes the cluster, from any shell. The state lives in
 	status := &cobra.Command{Use: "status", Short: "Show the running environment", Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return envStatus(output) }}
 	status.Flags().StringVar(&output, "output", "_output", "the --output the environment was brought up with")
-	var dir, addr string
+	var dir, addr, relayKubeconfig string
 	serveGit := &cobra.Command{Use: "serve-git", Hidden: true, Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return environment.ServeGit(ctx, dir, addr)
+			return environment.ServeGit(ctx, dir, addr, relayKubeconfig)
 		}}
 	serveGit.Flags().StringVar(&dir, "dir", "", "repositories folder")
 	serveGit.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "listen address")
+	serveGit.Flags().StringVar(&relayKubeconfig, "relay-kubeconfig", "", "also serve the existing runtime's git relay in this cluster")
 	cmd.AddCommand(up, down, status, serveGit)
 	return cmd
 }
 
-func envUp(f *envFlags) error {
+func envUp(f *envFlags, clusterOnly bool) error {
+	if clusterOnly && f.runtime != environment.RuntimeKind {
+		return fmt.Errorf("--cluster-only makes a kind cluster to try --runtime existing on; --runtime %s makes none: use --runtime kind", f.runtime)
+	}
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -79,22 +84,34 @@ func envUp(f *envFlags) error {
 	if cfg.Self, err = os.Executable(); err != nil {
 		return err
 	}
-	cfg.DetachedGit = true
+	cfg.DetachedGit, cfg.ClusterOnly = true, clusterOnly
 	env, err := environment.Up(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	if env.ArgoCD == nil { // kind: Argo CD runs in the cluster, as released
+	if clusterOnly {
+		fmt.Printf(`environment %s is up (bring-up %.1fs): kind cluster cmpc-%s, nothing installed
+  kubeconfig   %s
+  registry     %s (its nodes pull every image from it: Argo CD %s's, the fixtures', and what a run pushes)
+try the existing runtime on it with:
+  cmp-conformance run --runtime existing --kubeconfig %s --image-registry %s --port-base %d
+stop it with: cmp-conformance env down
+`, runID, env.BringUp.Seconds(), runID, env.Cluster.Kubeconfig, env.Registry.Addr, env.Tools.ArgoCDVersion,
+			env.Cluster.Kubeconfig, env.Registry.Addr, f.portBase+1000)
+		return nil
+	}
+	if env.ArgoCD == nil { // kind, existing: Argo CD runs in the cluster, as released
+		ns := env.Installed.Namespace
 		fmt.Printf(`environment %s is up (bring-up %.1fs)
   Argo CD %s   installed from its manifests in namespace %s
   kubeconfig   %s
-  phases      `, runID, env.BringUp.Seconds(), env.Tools.ArgoCDVersion, argocd.InstallNamespace, env.Cluster.Kubeconfig)
+  phases      `, runID, env.BringUp.Seconds(), env.Tools.ArgoCDVersion, ns, env.Cluster.Kubeconfig)
 		for _, p := range env.Phases {
 			fmt.Printf(" %s %.1fs;", p.Name, p.Seconds)
 		}
 		fmt.Printf("\n  its API      user admin, password %s (checked through a port-forward during bring-up); reach it with\n"+
 			"               kubectl --kubeconfig %s -n %s port-forward svc/argocd-server 8080:443\nstop it with: cmp-conformance env down\n",
-			env.Installed.AdminPassword, env.Cluster.Kubeconfig, argocd.InstallNamespace)
+			env.Installed.AdminPassword, env.Cluster.Kubeconfig, ns)
 		return nil
 	}
 	fmt.Printf(`environment %s is up (bring-up %.1fs)

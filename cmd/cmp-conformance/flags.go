@@ -28,6 +28,7 @@ type envFlags struct {
 	images                                                   []string
 	noDownload, noBuild, retry                               bool
 	allowExistingArgoCD                                      bool
+	imageRegistry                                            string
 	readyTimeout                                             time.Duration
 	// pluginBin, set for the shares of a parallel run (hidden), is the
 	// folder where the parent built the plugin programs: they are used from
@@ -40,10 +41,10 @@ type envFlags struct {
 
 func (f *envFlags) bind(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.runtime, "runtime", envOr("CMPC_RUNTIME", environment.RuntimeEmbedded), "where Kubernetes comes from: embedded (kwok, Argo CD as processes), existing (--kubeconfig) or kind (Argo CD installed from its release manifests, plugins as the repo-server's sidecars from --plugin-image)")
+	fl.StringVar(&f.runtime, "runtime", envOr("CMPC_RUNTIME", environment.RuntimeEmbedded), "where Kubernetes comes from: embedded (kwok, Argo CD as processes), kind (Argo CD installed from its release manifests, plugins as the repo-server's sidecars from --plugin-image) or existing (the same, into a namespace of its own of the cluster --kubeconfig names, the run's images pushed to --image-registry)")
 	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "Argo CD version, e.g. "+toolchain.ArgoCDCurrent+"; empty: the newest of "+strings.Join(toolchain.DefaultArgoCDCandidates(), ", ")+" this machine can obtain")
 	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "use this argocd binary (e.g. the official argocd-linux-amd64) instead of obtaining one")
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing")
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing (never one that runs an Argo CD you keep: see --allow-existing-argocd)")
 	fl.StringVar(&f.output, "output", "_output", "folder for reports (<output>/reports/<run-id>), plugin programs and environment state")
 	fl.IntVar(&f.portBase, "port-base", 18080, "first of the 127.0.0.1 ports a run listens on: Argo CD and its git server base..base+8, plugin services from base+10, the embedded cluster base+40..base+45")
 	fl.StringArrayVar(&f.plugins, "plugin", nil, "ROLE=DIR: run the checks of ROLE against the plugin in DIR (a folder with plugin.yaml); roles: "+roles())
@@ -52,6 +53,7 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.BoolVar(&f.noDownload, "no-download", false, "never download release binaries (build from source)")
 	fl.BoolVar(&f.noBuild, "no-build", false, "never build binaries from source")
 	fl.BoolVar(&f.retry, "retry-toolchain", false, "retry obtaining versions that failed before (failures are remembered)")
+	fl.StringVar(&f.imageRegistry, "image-registry", os.Getenv("CMPC_IMAGE_REGISTRY"), "with --runtime existing: HOST:PORT[/PATH] of a registry this machine's Docker pushes to and the cluster's nodes pull from; the images the run makes (plugins, cmp-bridge, the git relay) go there")
 	fl.BoolVar(&f.allowExistingArgoCD, "allow-existing-argocd", false, "with --runtime existing: run although the cluster already has an Argo CD (its CRDs are replaced by the version under test; a throw-away cluster only)")
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 2*time.Minute, "bound on the cluster coming up, and on all Argo CD components becoming ready")
 }
@@ -99,6 +101,12 @@ func (f *envFlags) validate() error {
 		if _, err := os.Stat(f.kubeconfig); err != nil {
 			return fmt.Errorf("--kubeconfig: %w", err)
 		}
+		if f.imageRegistry == "" {
+			return errors.New("--runtime existing installs Argo CD in the cluster with the plugins as sidecars from images, which the cluster pulls: give --image-registry HOST:PORT, a registry this machine's Docker pushes to and the cluster's nodes pull from")
+		}
+		if err := pluginimage.Ping(context.Background()); err != nil {
+			return fmt.Errorf("--runtime existing builds and pushes the plugins' images with Docker: %w", err)
+		}
 		if !f.allowExistingArgoCD {
 			if err := existing.Preflight(context.Background(), f.kubeconfig, environment.ExistingNamespace); err != nil {
 				return err
@@ -106,6 +114,9 @@ func (f *envFlags) validate() error {
 		}
 	default:
 		return fmt.Errorf("--runtime %q: choose embedded, existing or kind", f.runtime)
+	}
+	if f.imageRegistry != "" && f.runtime != environment.RuntimeExisting {
+		return fmt.Errorf("--image-registry is where --runtime existing pushes the images its cluster pulls; --runtime %s needs none: drop it", f.runtime)
 	}
 	return f.validateImages()
 }
@@ -170,7 +181,7 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 		if f.certify == nil {
 			// The Helm plugin is built per Argo CD version; certify has no use for it.
 			plan.ToolsReady = helmBuildFor(root, bin)
-			if f.runtime == environment.RuntimeKind {
+			if environment.InCluster(f.runtime) {
 				plan.ToolsReady = plan.helmImage(root, f.output, plan.ToolsReady)
 			}
 		}
@@ -188,7 +199,7 @@ func (f *envFlags) config(runID, logDir string, plan *pluginPlan, path []string)
 		PortBase: f.portBase, Plugins: plan.Plugins, PluginPath: path, ToolsReady: plan.ToolsReady, RunID: runID, LogDir: logDir,
 		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
 		ReadyTimeout: f.readyTimeout, GitServerProgram: planProgram(plan, "cmp-gitserver"), BridgeProgram: planProgram(plan, argocd.BridgeProgram),
-		SamplePlugin: samplePlugin(plan),
+		SamplePlugin: samplePlugin(plan), ImageRegistry: f.imageRegistry,
 	}, nil
 }
 

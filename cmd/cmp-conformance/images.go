@@ -26,8 +26,8 @@ func (f *envFlags) pluginImages() (map[string]string, error) {
 		if _, ok := referencePlugins()[conformance.Role(role)]; !ok {
 			return nil, fmt.Errorf("--plugin-image %s=...: unknown role %q (roles: %s)", role, role, roles())
 		}
-		if role == string(conformance.RoleService) && f.runtime != environment.RuntimeKind {
-			return nil, fmt.Errorf("--plugin-image %s=...: the %s role serves a plugin over the network, which runs from an image on kind only (a Deployment and a Service); on the %s runtime it runs as processes of this host: drop the flag, or use --runtime kind", role, role, f.runtime)
+		if role == string(conformance.RoleService) && !environment.InCluster(f.runtime) {
+			return nil, fmt.Errorf("--plugin-image %s=...: the %s role serves a plugin over the network, which runs from an image in a cluster only (a Deployment and a Service, on kind or existing); on the %s runtime it runs as processes of this host: drop the flag, or use --runtime kind", role, role, f.runtime)
 		}
 		if _, dup := out[role]; dup {
 			return nil, fmt.Errorf("--plugin-image: role %s given twice", role)
@@ -53,10 +53,6 @@ func (f *envFlags) validateImages() error {
 		if _, both := dirs[role]; both {
 			return fmt.Errorf("role %s is given both with --plugin and --plugin-image: choose one", role)
 		}
-	}
-	// kind runs them as the repo-server's sidecars in the cluster.
-	if f.runtime != "embedded" && f.runtime != "kind" {
-		return fmt.Errorf("--plugin-image runs on the embedded and kind runtimes only, for now (its sidecar dials the repo-server's socket folder on this host); --runtime %s cannot run plugin images yet", f.runtime)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -121,19 +117,19 @@ func (p *pluginPlan) replace(role conformance.Role, pl argocd.Plugin) {
 	}
 }
 
-// markHostPlugins marks, on kind, every role whose plugin is a program of
-// this host as unavailable: kind runs plugins as the repo-server's
-// sidecars, from images, so the checks of those roles do not apply there
-// and the report says why.
+// markHostPlugins marks, on kind and existing, every role whose plugin is
+// a program of this host as unavailable: there plugins run as the
+// repo-server's sidecars, from images, so the checks of those roles do not
+// apply and the report says why.
 func (p *pluginPlan) markHostPlugins(runtime string) {
-	if runtime != environment.RuntimeKind {
+	if !environment.InCluster(runtime) {
 		return
 	}
 	p.serveWitnessesFromImage()
 	for _, b := range p.Bindings {
 		for role, s := range b.Subjects {
 			if s.Plugin.Image == "" {
-				s.Unavailable = fmt.Sprintf("it is a program of this host, and the kind runtime runs plugins as the repo-server's sidecars, from images (--plugin-image %s=IMAGE)", role)
+				s.Unavailable = fmt.Sprintf("it is a program of this host, and the %s runtime runs plugins as the repo-server's sidecars, from images (--plugin-image %s=IMAGE)", runtime, role)
 				b.Subjects[role] = s
 			}
 		}

@@ -23,15 +23,11 @@ func TestPluginImageFlagsRefuseBadInput(t *testing.T) {
 	}{
 		"no ref":        {images: []string{"plain="}, want: "want ROLE=IMAGE"},
 		"unknown role":  {images: []string{"nope=x:1"}, want: `unknown role "nope"`},
-		"service":       {images: []string{"service=x:1"}, want: "runs from an image on kind only"},
+		"service":       {images: []string{"service=x:1"}, want: "runs from an image in a cluster only"},
 		"twice":         {images: []string{"plain=x:1", "plain=y:1"}, want: "given twice"},
 		"dir and image": {images: []string{"plain=x:1"}, dirs: []string{"plain=/tmp"}, want: "both with --plugin and --plugin-image"},
-		"other runtime": {images: []string{"plain=x:1"}, want: "embedded and kind runtimes only"},
 	} {
 		f := envFlags{images: tt.images, plugins: tt.dirs, runtime: "embedded"}
-		if name == "other runtime" {
-			f.runtime = "existing"
-		}
 		err := f.validateImages()
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: validateImages() = %v, want %q", name, err, tt.want)
@@ -39,12 +35,32 @@ func TestPluginImageFlagsRefuseBadInput(t *testing.T) {
 	}
 }
 
-// On kind the service role runs from an image, as a Deployment and a Service.
-func TestServiceImageOnKind(t *testing.T) {
-	f := envFlags{images: []string{"service=x:1"}, runtime: "kind"}
-	got, err := f.pluginImages()
-	if err != nil || got["service"] != "x:1" {
-		t.Fatalf("pluginImages() = %v, %v; want the service role's image accepted on kind", got, err)
+// In a cluster the service role runs from an image, as a Deployment and a
+// Service.
+func TestServiceImageInACluster(t *testing.T) {
+	for _, runtime := range []string{"kind", "existing"} {
+		f := envFlags{images: []string{"service=x:1"}, runtime: runtime}
+		got, err := f.pluginImages()
+		if err != nil || got["service"] != "x:1" {
+			t.Errorf("pluginImages() on %s = %v, %v; want the service role's image accepted", runtime, got, err)
+		}
+	}
+}
+
+// The existing runtime's cluster pulls the run's images from a registry it
+// must be told, before anything is built; no other runtime takes one.
+func TestImageRegistryUsage(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := envFlags{runtime: "existing", kubeconfig: kubeconfig}
+	if err := f.validate(); err == nil || !strings.Contains(err.Error(), "give --image-registry HOST:PORT") {
+		t.Errorf("existing without --image-registry: %v", err)
+	}
+	f = envFlags{runtime: "embedded", imageRegistry: "127.0.0.1:5000"}
+	if err := f.validate(); err == nil || !strings.Contains(err.Error(), "drop it") {
+		t.Errorf("--image-registry on embedded: %v", err)
 	}
 }
 
@@ -131,7 +147,7 @@ func TestKindUsage(t *testing.T) {
 	kind := func(set func(*runFlags)) error {
 		f := runFlags{envFlags: envFlags{runtime: "kind"}}
 		set(&f)
-		return f.kindUsage()
+		return f.inClusterUsage()
 	}
 	for name, c := range map[string]struct {
 		set  func(*runFlags)
@@ -156,7 +172,7 @@ func TestKindUsage(t *testing.T) {
 		t.Errorf("an upgrade run on kind was refused: %v", err)
 	}
 	f := runFlags{envFlags: envFlags{runtime: "embedded"}, selfTest: true}
-	if err := f.kindUsage(); err != nil {
+	if err := f.inClusterUsage(); err != nil {
 		t.Errorf("embedded refused: %v", err)
 	}
 }

@@ -80,7 +80,7 @@ argocd-cmp-server as its entrypoint, uid 999, the repo-server's socket folder
 shared). The image must be on this machine; nothing is pulled.
 
   --plugin-image parameterized=my-plugin:1.4
-  --plugin-image service=my-plugin:1.4       # kind only: a Deployment and a Service
+  --plugin-image service=my-plugin:1.4       # kind and existing: a Deployment and a Service
 
 A parallel run (--parallel N, embedded runtime only, not with --upgrade-path)
 shares the catalogue out to N environments side by side, each a child process
@@ -106,6 +106,20 @@ a pass partial. certify --image runs there too. --self-test there proves
 what can run in a pod: the witnesses that ship as images, and those of the
 service role (its image, their plugin.yaml, their broken bridge); the
 witnesses that are programs of this host are left out.
+
+On a cluster you give (--runtime existing --kubeconfig PATH --image-registry
+HOST:PORT) Argo CD is installed the same way, into a namespace of its own
+(cmp-conformance-argocd, its bindings rewritten as the docs say). Argo CD's
+images are pulled as its manifests name them; the images the run makes (the
+plugins, cmp-bridge, the git relay) are pushed to --image-registry and named
+there. The sources stay on this host: a relay pod (cmp-gitserver -relay)
+carries the pods' clones back along a port-forward this host opened. A
+cluster that already holds an Argo CD is refused in seconds (unless
+--allow-existing-argocd), and what the run created is deleted when it ends,
+Ctrl-C included. env up --runtime kind --cluster-only (make kind-target)
+makes a throw-away cluster to try it on, and prints the flags.
+
+  --runtime existing --kubeconfig ~/.kube/config --image-registry registry.example:5000/cmpc
 
 The matrix: v3.6.1 (current), v3.5.7 (previous), v3.4.13 (oldest supported
 line), v2.14.21 (legacy). The names offline-previous and offline-legacy of
@@ -154,7 +168,7 @@ func run(f *runFlags) error {
 	if err := f.parallelUsage(); err != nil {
 		return err
 	}
-	if err := f.kindUsage(); err != nil {
+	if err := f.inClusterUsage(); err != nil {
 		return err
 	}
 	if err := f.certifyUsage(); err != nil {
@@ -279,8 +293,10 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 		upgrade.Switch = func(ctx context.Context, to string) (argocd.Hop, error) {
 			var move func(context.Context, argocd.Target) (argocd.Hop, error)
 			switch {
-			case env.Installed != nil: // kind: the next version's manifests applied over the first
-				move = func(ctx context.Context, t argocd.Target) (argocd.Hop, error) { return env.KindSwitch(ctx, t.Tools) }
+			case env.Installed != nil: // kind, existing: the next version's manifests applied over the first
+				move = func(ctx context.Context, t argocd.Target) (argocd.Hop, error) {
+					return env.SwitchInstalled(ctx, t.Tools)
+				}
 			case semver.Compare(to, env.ArgoCD.Version) < 0:
 				move = env.ArgoCD.Downgrade
 			default:
@@ -347,11 +363,11 @@ func writeReport(out, reportDir string, rep *v1alpha1.ConformanceReport, suiteFa
 	return nil
 }
 
-// kindUsage refuses, before anything is built, what the kind runtime does
-// not do yet, and says where it is done.
-func (f *runFlags) kindUsage() error {
-	if f.runtime == environment.RuntimeKind && f.certify != nil && f.certify.image == "" {
-		return errors.New("certify --plugin-dir runs the plugin's programs on this host, and kind runs plugins only from images: build an image of the plugin and certify it with --image, or use --runtime embedded")
+// inClusterUsage refuses, before anything is built, what the runtimes that
+// install Argo CD in a cluster cannot do, and says where it is done.
+func (f *runFlags) inClusterUsage() error {
+	if environment.InCluster(f.runtime) && f.certify != nil && f.certify.image == "" {
+		return fmt.Errorf("certify --plugin-dir runs the plugin's programs on this host, and --runtime %s runs plugins only from images: build an image of the plugin and certify it with --image, or use --runtime embedded", f.runtime)
 	}
 	return nil
 }

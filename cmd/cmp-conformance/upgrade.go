@@ -28,8 +28,6 @@ func (f *runFlags) upgrade() ([]string, error) {
 		return nil, errors.New("--argocd-binary cannot be combined with --upgrade-path: each version of the path is obtained by version (import a binary with 'cmp-conformance tools import argocd VERSION PATH')")
 	case f.argocdVersion != "" && f.argocdVersion != path[0]:
 		return nil, fmt.Errorf("--argocd-version %s contradicts --upgrade-path, which starts at %s (leave --argocd-version out)", f.argocdVersion, path[0])
-	case f.runtime == environment.RuntimeExisting:
-		return nil, errors.New("--upgrade-path needs --runtime embedded or kind: the existing runtime cannot switch Argo CD versions yet")
 	}
 	f.argocdVersion = path[0]
 	return path, nil

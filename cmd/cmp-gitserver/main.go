@@ -3,22 +3,33 @@
 // host: the kind runtime runs it in a container beside the cluster, so that
 // Argo CD's pods clone what the harness commits. Built static, it runs on
 // any image that has git.
+//
+// With -relay it serves no repositories: it carries each client of -addr
+// to the harness, which connects to -control through a port-forward and
+// serves them from its own git server (package tunnel). The existing
+// runtime runs it so in a pod, since a cluster's pods cannot dial the host.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"log"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/gitserver"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/tunnel"
 )
 
 func main() {
 	dir := flag.String("dir", "/repos", "folder of bare repositories (<name>.git)")
 	addr := flag.String("addr", ":8080", "listen address")
+	relay := flag.Bool("relay", false, "serve no repositories: carry the clients of -addr to the harness connected on -control")
+	control := flag.String("control", ":8081", "with -relay: where the harness connects")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "cmp-gitserver takes no arguments; see -help")
@@ -26,15 +37,33 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s, err := gitserver.Start(ctx, gitserver.Options{Dir: *dir, Addr: *addr, Log: os.Stderr})
+	if err := serve(ctx, *dir, *addr, *relay, *control); err != nil {
+		fmt.Fprintln(os.Stderr, "cmp-gitserver:", err)
+		os.Exit(1)
+	}
+}
+
+func serve(ctx context.Context, dir, addr string, relay bool, control string) error {
+	if relay {
+		var lc net.ListenConfig
+		public, err := lc.Listen(ctx, "tcp", addr)
+		if err != nil {
+			return err
+		}
+		ctl, err := lc.Listen(ctx, "tcp", control)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "cmp-gitserver: relaying clients of %s to the host connected on %s\n", public.Addr(), ctl.Addr())
+		// A clone waits for a host that reconnects, not longer than git's
+		// own patience.
+		return tunnel.Relay(ctx, public, ctl, 30*time.Second, log.New(os.Stderr, "cmp-gitserver: ", log.LstdFlags|log.Lmsgprefix))
+	}
+	s, err := gitserver.Start(ctx, gitserver.Options{Dir: dir, Addr: addr, Log: os.Stderr})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cmp-gitserver:", err)
-		os.Exit(1)
+		return err
 	}
-	fmt.Fprintf(os.Stderr, "cmp-gitserver: serving %s on %s\n", *dir, s.Addr())
+	fmt.Fprintf(os.Stderr, "cmp-gitserver: serving %s on %s\n", dir, s.Addr())
 	<-ctx.Done()
-	if err := s.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "cmp-gitserver:", err)
-		os.Exit(1)
-	}
+	return s.Close()
 }

@@ -45,3 +45,12 @@ func TestNotApplicable(t *testing.T) {
 type fakeSettings struct{}
 
 func (fakeSettings) ReconfigureRepoServer(context.Context, []string) error { return nil }
+
+// A network variant needs what its base needs: SVC-005 looks for SEC-001's
+// canary inside the plugin's container, and is not applicable where that
+// cannot be done, as SEC-001 is.
+func TestThroughNetworkKeepsNeeds(t *testing.T) {
+	if len(svcHostile.Needs) == 0 || svcHostile.Needs[0] != dsl.AbilityPluginFiles {
+		t.Errorf("SVC-005 needs %v, want SEC-001's %v", svcHostile.Needs, secHostileValues.Needs)
+	}
+}

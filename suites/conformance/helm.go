@@ -197,7 +197,8 @@ var helmParameterChange = Check{
 
 var helmHostileValues = Check{
 	ID: "HELM-005", Title: "hostile Helm parameter values stay data: rendered as native Helm renders them, nothing executed",
-	Area: Helm, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleHelm}, Upstream: helmUpstream,
+	Needs: []dsl.Ability{dsl.AbilityPluginFiles},
+	Area:  Helm, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleHelm}, Upstream: helmUpstream,
 	Test: func(ctx context.Context, s *Suite) {
 		canary := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-helm-canary"))
 		ginkgo.DeferCleanup(func() { os.Remove(canary) })

@@ -24,7 +24,7 @@ var svcUpstream = []string{"argoproj/argo-cd#14132"}
 // throughNetwork is base, run against the network-served plugin in base's role.
 func throughNetwork(id string, base Check) Check {
 	return Check{ID: id, Title: base.Title + ", through the network path", Area: Service, Level: Core,
-		Requires: base.Requires, Versions: base.Versions, Roles: []Role{RoleService},
+		Requires: base.Requires, Needs: base.Needs, Versions: base.Versions, Roles: []Role{RoleService},
 		Upstream: append(append([]string{}, svcUpstream...), base.Upstream...),
 		Test:     func(ctx context.Context, s *Suite) { base.Test(ctx, s.standIn(base.Roles[0], RoleService)) }}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
@@ -142,9 +141,14 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 		ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
 		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Token: api.Token}
 	if in := env.Installed; in != nil {
-		e.ArgoCDNamespace, e.ServerURL = argocd.InstallNamespace, "https://"+in.ServerAddr
+		e.ArgoCDNamespace, e.ServerURL = in.Namespace, "https://"+in.ServerAddr
 		e.PluginFiles, e.RepoServer, e.Controller = in, in, in
 		e.Cannot = maps.Clone(InstalledCannot)
+		if in.NodeExec == nil {
+			for _, a := range []dsl.Ability{dsl.AbilityPluginFiles, dsl.AbilityPluginLeftovers} {
+				e.Cannot[a] = "a plugin's container is looked into from its node, and this cluster's nodes are not containers of this host (kind's are)"
+			}
+		}
 		if len(in.Services) > 0 {
 			e.Services = in
 		} else {
@@ -158,9 +162,9 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 }
 
 // InstalledCannot is what a run cannot do with an Argo CD installed in a
-// cluster from its manifests (the kind runtime), and why.
+// cluster from its manifests (the kind and existing runtimes), and why.
 var InstalledCannot = map[dsl.Ability]string{
 	dsl.AbilityPluginDiscovery: "the plugins' sockets are in the repo-server's pod, not on this host",
 	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
-	dsl.AbilityGitCredentials:  "the git server's credentialed listeners are on this host's 127.0.0.1; the cluster's pods reach only the plain HTTP server beside the cluster",
+	dsl.AbilityGitCredentials:  "the git server's credentialed listeners are on this host's 127.0.0.1; the cluster's pods reach only the plain HTTP server beside the cluster (kind) or through the relay (existing)",
 }
