@@ -147,3 +147,38 @@ func TestRepositoryPlugins(t *testing.T) {
 		sockets[p.SocketName()] = dir
 	}
 }
+
+// TestTruncatingBridgeReasons: every way a stream cut by the truncating
+// bridge reads in Argo CD's messages is that witness's reason, and a plugin
+// that is missing or slow is not.
+func TestTruncatingBridgeReasons(t *testing.T) {
+	b, _, _, err := loadWitness(filepath.Join(checkoutRoot(t), "plugins", "broken", "service-truncating-bridge", "witness.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const app = `Unable to generate manifests in .: rpc error: code = Unknown desc = CMP processing failed for application "a": `
+	cut := []string{
+		app + "rpc error: code = Unavailable desc = error reading from server: unexpected EOF",
+		app + "rpc error: code = Unavailable desc = error reading from server: EOF",
+		app + "rpc error: code = Unavailable desc = error reading from server: read unix @->/home/argocd/cmp-server/plugins/p.sock: read: connection reset by peer",
+		app + "error sending file to cmp-server: error sending generate manifest metadata to cmp-server: EOF",
+	}
+	other := []string{
+		app + `could not find cmp-server plugin with name "p" supporting the given repository`,
+		app + "rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+		app + "plugin sidecar failed. error generating manifests in cmp: exit status 1",
+	}
+	for _, id := range []string{"SVC-001", "SVC-008"} {
+		re := b.FailsWith[id]
+		for _, m := range cut {
+			if !re.MatchString(m) {
+				t.Errorf("%s: /%s/ does not match a cut stream: %s", id, re, m)
+			}
+		}
+		for _, m := range other {
+			if re.MatchString(m) {
+				t.Errorf("%s: /%s/ matches another failure: %s", id, re, m)
+			}
+		}
+	}
+}
