@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-conformance/cmp-conformance/plugins/contract"
 	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
 )
 
@@ -59,6 +61,30 @@ func subjectModes() map[string]func() error {
 				return err
 			}
 			_, err := os.Stdout.Write(out.Bytes())
+			return err
+		},
+		// Templates a Secret holding the repository's account, obtained
+		// through GIT_ASKPASS as git would, for a job of its own to clone
+		// with: whoever can read the namespace now can. Without credentials
+		// to obtain, it generates like the plain plugin.
+		"generate-leaking-credentials": func() error {
+			if err := generatePlain(); err != nil {
+				return err
+			}
+			prog, host := os.Getenv("GIT_ASKPASS"), os.Getenv("ARGOCD_APP_SOURCE_REPO_URL")
+			if prog == "" {
+				return nil
+			}
+			user, err := contract.Askpass(prog, fmt.Sprintf("Username for '%s': ", host))
+			if err != nil {
+				return nil
+			}
+			pw, err := contract.Askpass(prog, fmt.Sprintf("Password for '%s': ", host))
+			if err != nil || pw == "" {
+				return nil
+			}
+			b64 := base64.StdEncoding.EncodeToString
+			_, err = fmt.Printf("---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: clone-credentials\ndata:\n  username: %s\n  password: %s\n", b64([]byte(user)), b64([]byte(pw)))
 			return err
 		},
 		// Labels its output with each ARGOCD_ENV_ value, passed through a
