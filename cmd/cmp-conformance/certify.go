@@ -52,9 +52,9 @@ commented starter with:
   cmp-conformance certify --image my-plugin:1.4
   cmp-conformance certify --plugin-dir ./plugin --plugin-path ./bin --samples ./certify.yaml
 
-A check needing a feature the plugin does not declare (discover, parameters;
-in certify.yaml: expect, failing, timeBudget) is not-supported, and the
-feature listed as not declared. The level, as Gateway API grades:
+A check needing a feature the plugin does not declare (discover, parameters,
+provideGitCreds; in certify.yaml: expect, failing, timeBudget) is
+not-supported, and the feature listed as not declared. The level, as Gateway API grades:
   Conformant             0  no check failed
   Partially Conformant   1  the checks every plugin must pass passed, a check
                             of a declared feature failed (features that passed

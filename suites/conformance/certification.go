@@ -334,7 +334,9 @@ samples:
     # How Argo CD reaches the sample's repository: https (a username and
     # password, under the run's own CA) or ssh (a private key); left out,
     # plain HTTP without credentials. With provideGitCreds in plugin.yaml
-    # your plugin obtains them through GIT_ASKPASS (or GIT_SSH_COMMAND).
+    # your plugin obtains them through GIT_ASKPASS (or GIT_SSH_COMMAND),
+    # and every sample is also served so, the credentials looked for in all
+    # your plugin makes (PLUG-013).
     # access: https
 # Folders your plugin's discovery must not claim, beyond a plain YAML folder
 # (Argo CD's own Directory type, which no plugin may take):
