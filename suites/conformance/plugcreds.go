@@ -71,8 +71,8 @@ func credentialTexts(then *dsl.Consequences) map[string]string {
 	var messages []string
 	then.And(func(app *v1alpha1.Application) {
 		for _, r := range app.Status.Resources {
-			live, err := then.Live(r.GroupVersionKind().GroupVersion().String(), r.Kind, r.Name)
-			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading %s/%s", r.Kind, r.Name)
+			live, err := then.LiveObject(r)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading %s %s/%s", r.Kind, r.Namespace, r.Name)
 			b, err := json.Marshal(live.Object)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			out["the live "+r.Kind+" "+r.Name] = string(b)
