@@ -37,16 +37,17 @@ started and deletes the cluster, from any shell. The state lives in
 	status := &cobra.Command{Use: "status", Short: "Show the running environment", Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return envStatus(output) }}
 	status.Flags().StringVar(&output, "output", "_output", "the --output the environment was brought up with")
-	var dir, addr, relayKubeconfig string
+	var dir, addr, relayKubeconfig, imageRegistry string
 	serveGit := &cobra.Command{Use: "serve-git", Hidden: true, Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return environment.ServeGit(ctx, dir, addr, relayKubeconfig)
+			return environment.ServeGit(ctx, dir, addr, relayKubeconfig, imageRegistry)
 		}}
 	serveGit.Flags().StringVar(&dir, "dir", "", "repositories folder")
 	serveGit.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "listen address")
 	serveGit.Flags().StringVar(&relayKubeconfig, "relay-kubeconfig", "", "also serve the existing runtime's git relay in this cluster")
+	serveGit.Flags().StringVar(&imageRegistry, "image-registry", "", "the existing runtime's registry: the fixtures' workload images are named there")
 	cmd.AddCommand(up, down, status, serveGit)
 	return cmd
 }

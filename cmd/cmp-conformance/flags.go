@@ -198,7 +198,7 @@ func (f *envFlags) config(runID, logDir string, plan *pluginPlan, path []string)
 		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Kubeconfig: f.kubeconfig,
 		PortBase: f.portBase, Plugins: plan.Plugins, PluginPath: path, ToolsReady: plan.ToolsReady, RunID: runID, LogDir: logDir,
 		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
-		ReadyTimeout: f.readyTimeout, GitServerProgram: planProgram(plan, "cmp-gitserver"), BridgeProgram: planProgram(plan, argocd.BridgeProgram),
+		ReadyTimeout: f.readyTimeout, GitServerProgram: planProgram(plan, "cmp-gitserver"), IdleProgram: planProgram(plan, "cmp-idle"), BridgeProgram: planProgram(plan, argocd.BridgeProgram),
 		SamplePlugin: samplePlugin(plan), ImageRegistry: f.imageRegistry,
 	}, nil
 }

@@ -74,8 +74,9 @@ func buildPlugins(ctx context.Context, root, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// cmp-gitserver too: the kind runtime serves the sources from a container.
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(os.PathSeparator), "./plugins/...", "./examples/...", "./cmd/cmp-gitserver")
+	// cmp-gitserver too: the kind runtime serves the sources from a
+	// container; and cmp-idle, the fixtures' workload on the existing one.
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(os.PathSeparator), "./plugins/...", "./examples/...", "./cmd/cmp-gitserver", "./cmd/cmp-idle")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -137,7 +137,7 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := dsl.Env{Apps: api.Apps, Repos: api.Repos, RepoCreds: api.RepoCreds, Kube: kc, Clientset: cs, Git: env.Git,
+	e := dsl.Env{Apps: api.Apps, Repos: api.Repos, RepoCreds: api.RepoCreds, Kube: kc, Clientset: cs, Git: env.Git, Sources: env.Sources,
 		ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
 		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Token: api.Token}
 	if in := env.Installed; in != nil {
