@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"debug/elf"
 	"fmt"
 	"io"
 	"os"
@@ -125,7 +124,7 @@ func buildReferenceImage(ctx context.Context, dir, bin, tag string, tools []stri
 		if err != nil {
 			return pluginimage.Image{}, fmt.Errorf("image %s needs %s from this host: %w (make tools-system installs it)", tag, t, err)
 		}
-		if err := checkStatic(path); err != nil {
+		if err := pluginimage.CheckStatic(path); err != nil {
 			return pluginimage.Image{}, fmt.Errorf("image %s: %w", tag, err)
 		}
 		files[t] = path
@@ -182,21 +181,6 @@ func buildWitnessImages(ctx context.Context, builds []imageBuild, bin string, sh
 	return nil
 }
 
-// checkStatic refuses a dynamically linked program: a FROM scratch image
-// has no loader or libc for it, and it would fail only when a check runs it.
-func checkStatic(path string) error {
-	f, err := elf.Open(path)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	defer f.Close()
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("%s is dynamically linked, and a FROM scratch image has no libc for it: install a static build (apt-get install busybox-static for busybox)", path)
-		}
-	}
-	return nil
-}
 
 // missingPrograms names what dir's plugin.yaml runs that bin does not hold
 // (cmp-helm is built per Argo CD version, not with the others).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
@@ -116,12 +117,12 @@ func TestCheckStaticRefusesDynamicPrograms(t *testing.T) {
 	if err != nil {
 		t.Skip("no git")
 	}
-	if err := checkStatic(dynamic); err == nil || !strings.Contains(err.Error(), "dynamically linked") {
-		t.Errorf("checkStatic(%s) = %v, want dynamically linked", dynamic, err)
+	if err := pluginimage.CheckStatic(dynamic); err == nil || !strings.Contains(err.Error(), "dynamically linked") {
+		t.Errorf("pluginimage.CheckStatic(%s) = %v, want dynamically linked", dynamic, err)
 	}
 	if _, err := os.Stat("/bin/busybox"); err == nil {
-		if err := checkStatic("/bin/busybox"); err != nil {
-			t.Errorf("checkStatic(/bin/busybox) = %v (busybox-static)", err)
+		if err := pluginimage.CheckStatic("/bin/busybox"); err != nil {
+			t.Errorf("pluginimage.CheckStatic(/bin/busybox) = %v (busybox-static)", err)
 		}
 	}
 }

@@ -145,8 +145,11 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 		e.PluginFiles, e.RepoServer, e.Controller = in, in, in
 		e.Cannot = maps.Clone(InstalledCannot)
 		if in.NodeExec == nil {
-			for _, a := range []dsl.Ability{dsl.AbilityPluginFiles, dsl.AbilityPluginLeftovers} {
-				e.Cannot[a] = "a plugin's container is looked into from its node, and this cluster's nodes are not containers of this host (kind's are)"
+			// An ephemeral container shows what is in a plugin's container;
+			// what changed in its own file system, only its node knows.
+			e.Cannot[dsl.AbilityPluginLeftovers] = "what a plugin's container changed is read from its node, and this cluster's nodes are not containers of this host (kind's are)"
+			if in.DebugImage == "" {
+				e.Cannot[dsl.AbilityPluginFiles] = "a plugin's container is looked into from an ephemeral container, and no debug image was pushed (install busybox-static)"
 			}
 		}
 		if len(in.Services) > 0 {
