@@ -181,7 +181,6 @@ func buildWitnessImages(ctx context.Context, builds []imageBuild, bin string, sh
 	return nil
 }
 
-
 // missingPrograms names what dir's plugin.yaml runs that bin does not hold
 // (cmp-helm is built per Argo CD version, not with the others).
 func missingPrograms(dir, bin string) []string {
