@@ -20,6 +20,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
@@ -143,25 +144,33 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	if in := env.Installed; in != nil {
 		e.ArgoCDNamespace, e.ServerURL = in.Namespace, "https://"+in.ServerAddr
 		e.PluginFiles, e.RepoServer, e.Controller = in, in, in
-		e.Cannot = maps.Clone(InstalledCannot)
-		if in.NodeExec == nil {
-			// An ephemeral container shows what is in a plugin's container;
-			// what changed in its own file system, only its node knows.
-			e.Cannot[dsl.AbilityPluginLeftovers] = "what a plugin's container changed is read from its node, and this cluster's nodes are not containers of this host (kind's are)"
-			if in.DebugImage == "" {
-				e.Cannot[dsl.AbilityPluginFiles] = "a plugin's container is looked into from an ephemeral container, and no debug image was pushed (install busybox-static)"
-			}
-		}
+		e.Cannot = installedCannot(in)
 		if len(in.Services) > 0 {
 			e.Services = in
-		} else {
-			e.Cannot[dsl.AbilityPluginServices] = "no plugin served over the network runs in the cluster (--plugin-image service=IMAGE runs one)"
 		}
 		return dsl.NewEnv(e), nil
 	}
 	e.ArgoCDNamespace, e.ServerURL = env.ArgoCD.Namespace, "http://"+env.ArgoCD.ServerAddr
 	e.Services, e.PluginFiles, e.Discovery, e.RepoServer, e.Controller = env.ArgoCD, env.ArgoCD, env.ArgoCD, env.ArgoCD, env.ArgoCD
 	return dsl.NewEnv(e), nil
+}
+
+// installedCannot is what a run cannot do with Argo CD installed in a
+// cluster: InstalledCannot, and what this cluster and install lack.
+func installedCannot(in *argocd.Installed) map[dsl.Ability]string {
+	out := maps.Clone(InstalledCannot)
+	if in.NodeExec == nil {
+		// An ephemeral container shows what is in a plugin's container;
+		// what changed in its own file system, only its node knows.
+		out[dsl.AbilityPluginLeftovers] = "what a plugin's container changed is read from its node, and this cluster's nodes are not containers of this host (kind's are)"
+		if in.DebugImage == "" {
+			out[dsl.AbilityPluginFiles] = "a plugin's container is looked into from an ephemeral container, and no debug image was pushed (install busybox-static)"
+		}
+	}
+	if len(in.Services) == 0 {
+		out[dsl.AbilityPluginServices] = "no plugin served over the network runs in the cluster (--plugin-image service=IMAGE runs one)"
+	}
+	return out
 }
 
 // InstalledCannot is what a run cannot do with an Argo CD installed in a
