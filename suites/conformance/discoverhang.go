@@ -51,7 +51,13 @@ var discFindCommandHang = Check{
 			WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed())
 
 		ginkgo.By("meanwhile, an application the same command matches at once: rendered")
-		renderedBy(s, s.Given(ctx).NamePrefix("disc-cmd-beside").Path("contract-app").File(marker, []byte("match\n")), RoleDiscoverCommand)
+		beside := s.Given(ctx).NamePrefix("disc-cmd-beside").Path("contract-app").File(marker, []byte("match\n")).
+			When().CreateApp().Then()
+		// Creating it renders it (the API server's validation): held up
+		// there, it fails with the repo-server's deadline.
+		gomega.Expect(beside.ActionErr()).NotTo(gomega.HaveOccurred(),
+			"the other application could not be created while the hanging find command ran: one application's discovery held up another's")
+		rendered(s, beside, RoleDiscoverCommand)
 		renderedAt := time.Now()
 
 		ginkgo.By("the hanging command: stopped by the repo-server's deadline")

@@ -25,9 +25,14 @@ import (
 // environment.
 func renderedBy(s *Suite, c *dsl.Context, role Role) (*dsl.Consequences, contract.Record) {
 	ginkgo.GinkgoHelper()
-	cons := c.When().CreateApp().
-		Then().Expect(dsl.NoActionError()).
-		ExpectWithin(s.Env.Timeouts.AppSynced, dsl.SourceTypeIs(v1alpha1.ApplicationSourceTypePlugin))
+	return rendered(s, c.When().CreateApp().Then().Expect(dsl.NoActionError()), role)
+}
+
+// rendered expects the application cons created to be rendered by the
+// plugin of role, as renderedBy says.
+func rendered(s *Suite, cons *dsl.Consequences, role Role) (*dsl.Consequences, contract.Record) {
+	ginkgo.GinkgoHelper()
+	cons.ExpectWithin(s.Env.Timeouts.AppSynced, dsl.SourceTypeIs(v1alpha1.ApplicationSourceTypePlugin))
 	rec := recordOf(cons)
 	want := s.Plugin(role).Name
 	gomega.Expect(rec.Plugin).To(gomega.Equal(want), "the application was rendered by %q, want the %s plugin %q", rec.Plugin, role, want)
