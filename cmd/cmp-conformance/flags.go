@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,7 +44,7 @@ type envFlags struct {
 func (f *envFlags) bind(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.runtime, "runtime", envOr("CMPC_RUNTIME", environment.RuntimeEmbedded), "where Kubernetes comes from: embedded (kwok, Argo CD as processes), kind (Argo CD installed from its release manifests, plugins as the repo-server's sidecars from --plugin-image) or existing (the same, into a namespace of its own of the cluster --kubeconfig names, the run's images pushed to --image-registry)")
-	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "Argo CD version, e.g. "+toolchain.ArgoCDCurrent+"; empty: the newest of "+strings.Join(toolchain.DefaultArgoCDCandidates(), ", ")+" this machine can obtain")
+	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "the Argo CD to run: "+toolchain.VersionSpellings+"; the newest is tried first among "+strings.Join(toolchain.DefaultArgoCDCandidates(), ", "))
 	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "use this argocd binary (e.g. the official argocd-linux-amd64) instead of obtaining one")
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing (never one that runs an Argo CD you keep: see --allow-existing-argocd)")
 	fl.StringVar(&f.output, "output", "_output", "folder for reports (<output>/reports/<run-id>), plugin programs and environment state")
@@ -86,8 +88,52 @@ func (f *envFlags) pluginOverrides() (map[string]string, error) {
 	return out, nil
 }
 
+// portSpan is how many ports from --port-base one environment may listen on
+// (Argo CD base..base+8, plugin services from base+10, the embedded cluster
+// base+40..base+45).
+const portSpan = 50
+
+// usage refuses, in microseconds, flags whose values cannot be right: read
+// before anything that talks to Docker, a cluster or the module proxy. It
+// also spells the version as the toolchain wants it (3.6.1 is v3.6.1).
+func (f *envFlags) usage() error {
+	v, err := toolchain.SpellVersion(f.argocdVersion)
+	if err != nil {
+		return fmt.Errorf("--argocd-version %w", err)
+	}
+	f.argocdVersion = v
+	switch {
+	case f.readyTimeout <= 0:
+		return fmt.Errorf("--ready-timeout %s: give a positive duration, e.g. 2m", f.readyTimeout)
+	case f.portBase < 1 || f.portBase+portSpan-1 > 65535:
+		return fmt.Errorf("--port-base %d: a run listens on 127.0.0.1 ports %d..%d: give a base from 1 to %d, e.g. 18080", f.portBase, f.portBase, f.portBase+portSpan-1, 65535-portSpan+1)
+	}
+	dirs, err := f.pluginOverrides()
+	if err != nil {
+		return err
+	}
+	for _, role := range slices.Sorted(maps.Keys(dirs)) {
+		if _, ok := referencePlugins()[conformance.Role(role)]; !ok {
+			return fmt.Errorf("--plugin %s=...: unknown role %q (roles: %s)", role, role, roles())
+		}
+		if _, err := os.Stat(filepath.Join(dirs[role], "plugin.yaml")); err != nil {
+			return fmt.Errorf("--plugin %s=%s: want a folder with the plugin's plugin.yaml: %w", role, dirs[role], err)
+		}
+	}
+	for _, dir := range f.pluginPath {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("--plugin-path %s: not a folder of this machine", dir)
+		}
+	}
+	_, err = f.pluginImages()
+	return err
+}
+
 // validate answers bad flags before anything is built or started.
 func (f *envFlags) validate() error {
+	if err := f.usage(); err != nil {
+		return err
+	}
 	switch f.runtime {
 	case environment.RuntimeEmbedded:
 	case environment.RuntimeKind:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
@@ -55,11 +56,11 @@ func TestImageRegistryUsage(t *testing.T) {
 	if err := os.WriteFile(kubeconfig, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f := envFlags{runtime: "existing", kubeconfig: kubeconfig}
+	f := envFlags{runtime: "existing", kubeconfig: kubeconfig, readyTimeout: time.Minute, portBase: 18080}
 	if err := f.validate(); err == nil || !strings.Contains(err.Error(), "give --image-registry HOST:PORT") {
 		t.Errorf("existing without --image-registry: %v", err)
 	}
-	f = envFlags{runtime: "embedded", imageRegistry: "127.0.0.1:5000"}
+	f = envFlags{runtime: "embedded", imageRegistry: "127.0.0.1:5000", readyTimeout: time.Minute, portBase: 18080}
 	if err := f.validate(); err == nil || !strings.Contains(err.Error(), "drop it") {
 		t.Errorf("--image-registry on embedded: %v", err)
 	}

@@ -27,6 +27,9 @@ On an air-gapped machine, import binaries into the cache with 'tools import'.`,
 	var f envFlags
 	get := &cobra.Command{Use: "get", Short: "Obtain every binary a run needs (as `run` would), and list them", Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if err := f.usage(); err != nil {
+				return err
+			}
 			if err := f.checkVersions(nil); err != nil {
 				return err
 			}

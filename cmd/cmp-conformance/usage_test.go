@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// TestUsageErrorsExitTwoAtOnce runs the commands as main does, with flags
+// whose values cannot be right: each must be refused as bad usage (an error
+// main turns into exit 2, not a run's exit status), in well under a second,
+// before anything is built, started or written.
+func TestUsageErrorsExitTwoAtOnce(t *testing.T) {
+	plain := filepath.Join(checkoutRoot(t), "plugins", "plain")
+	for _, tt := range []struct {
+		cmd  func() *cobra.Command
+		args []string
+		want string
+	}{
+		{runCommand, []string{"--timeout", "-1s"}, "--timeout -1s: give a positive"},
+		{runCommand, []string{"--timeout", "0s"}, "--timeout 0s"},
+		{runCommand, []string{"--ready-timeout", "0s"}, "--ready-timeout 0s"},
+		{runCommand, []string{"--upgrade-path", "legacy", "--upgrade-timeout", "-3m"}, "--upgrade-timeout"},
+		{runCommand, []string{"--port-base", "99999"}, "--port-base 99999"},
+		{runCommand, []string{"--port-base", "0"}, "--port-base 0"},
+		{runCommand, []string{"--port-base", "65500"}, "give a base from 1 to 65486"},
+		{runCommand, []string{"--parallel", "0"}, "--parallel 0"},
+		{runCommand, []string{"--plugin", "plain=/nonexistent"}, "want a folder with the plugin's plugin.yaml"},
+		{runCommand, []string{"--plugin", "kustomize=" + plain}, `unknown role "kustomize"`},
+		{runCommand, []string{"--plugin", "plain"}, "want ROLE=DIR"},
+		{runCommand, []string{"--plugin-image", "nope=x:1"}, `unknown role "nope"`},
+		{runCommand, []string{"--plugin-path", "/nonexistent"}, "--plugin-path /nonexistent"},
+		{runCommand, []string{"--argocd-version", "stable"}, "not an Argo CD version"},
+		{runCommand, []string{"--argocd-version", "v1.8"}, "not in the matrix"},
+		{runCommand, []string{"--runtime", "minikube"}, `--runtime "minikube"`},
+		{runCommand, []string{"--label-filter", "smoke &&"}, "--label-filter"},
+		{runCommand, []string{"--upgrade-path", "sideways"}, "neither a path name"},
+		{certifyCommand, []string{"--image", "x:1", "--timeout", "-1s"}, "--timeout -1s"},
+		{certifyCommand, []string{"--image", "x:1", "--port-base", "99999"}, "--port-base 99999"},
+	} {
+		name := strings.Join(tt.args, " ")
+		cmd := tt.cmd()
+		cmd.SetArgs(append(tt.args, "--output", t.TempDir()))
+		cmd.SetOut(new(strings.Builder))
+		cmd.SetErr(new(strings.Builder))
+		start := time.Now()
+		err := cmd.Execute()
+		took := time.Since(start)
+		var ee exitError
+		switch {
+		case err == nil:
+			t.Errorf("%s: accepted", name)
+		case errors.As(err, &ee):
+			t.Errorf("%s: exit status %d from a run, want bad usage (exit 2): %v", name, ee.code, err)
+		case !strings.Contains(err.Error(), tt.want):
+			t.Errorf("%s: %v, want it to say %q", name, err, tt.want)
+		}
+		if took > time.Second {
+			t.Errorf("%s: refused after %s, want under a second", name, took)
+		}
+	}
+}
+
+// TestVersionSpellings: the obvious spellings of a version reach the run as
+// the toolchain's tag.
+func TestVersionSpellings(t *testing.T) {
+	for in, want := range map[string]string{"3.6.1": "v3.6.1", "latest": "", "v3.5.7": "v3.5.7"} {
+		f := envFlags{argocdVersion: in, readyTimeout: time.Minute, portBase: 18080}
+		if err := f.usage(); err != nil || f.argocdVersion != want {
+			t.Errorf("--argocd-version %s: %q, %v; want %q", in, f.argocdVersion, err, want)
+		}
+	}
+}
