@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -39,8 +40,23 @@ func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 	c := &v1alpha1.Certification{Subject: strings.Join(subject, ", "), Passed: []string{}, Failed: []string{}, NotSupported: []string{}}
 	state := map[string]string{} // feature -> passed, failed, not-supported, other
 	for _, res := range r.Results {
-		if res.Level == v1alpha1.LevelProvisional || res.State == v1alpha1.StateNotApplicable {
+		if res.Level == v1alpha1.LevelProvisional {
 			continue
+		}
+		// A check that applies to the version but that the runtime cannot
+		// run is not run, as one filtered out is: the plugin was not judged
+		// on it, so no level may claim it.
+		if res.State == v1alpha1.StateSkipped && res.BlockedBy != "" {
+			continue // not judged: its owner's failure counts the cause
+		}
+		if res.State == v1alpha1.StateSkipped || res.RuntimeLimited {
+			c.NotRun = append(c.NotRun, res.ID+": "+notRunWhy(r, res))
+		}
+		if res.State == v1alpha1.StateNotApplicable && !res.RuntimeLimited {
+			continue
+		}
+		if res.RuntimeLimited {
+			res.State = v1alpha1.StateSkipped
 		}
 		fs := res.Features
 		if len(fs) == 0 {
@@ -67,7 +83,7 @@ func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 	}
 	mismatch := r.Summary.SelfTest != nil && r.Summary.SelfTest.Mismatches > 0
 	switch {
-	case r.Error != "" || r.Interrupted || mismatch || r.Summary.Verdict == v1alpha1.VerdictIncomplete || otherNotRun:
+	case r.Error != "" || r.Interrupted || mismatch || r.Summary.Verdict == v1alpha1.VerdictIncomplete || otherNotRun || len(c.NotRun) > 0:
 		// The run did not judge the plugin whole: no level.
 		c.Level = v1alpha1.LevelNotCertified
 	case failedCore:
@@ -82,7 +98,24 @@ func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 	if len(c.Passed) > 0 {
 		c.Badge += "; features that passed: " + strings.Join(c.Passed, ", ")
 	}
+	if len(c.NotRun) > 0 {
+		ids := make([]string, len(c.NotRun))
+		for i, n := range c.NotRun {
+			ids[i], _, _ = strings.Cut(n, ":")
+		}
+		c.Badge += "; not run: " + strings.Join(slices.Compact(ids), ", ")
+	}
 	return c
+}
+
+// notRunWhy says why a check of the profile did not run, and where it would.
+func notRunWhy(r *v1alpha1.ConformanceReport, res v1alpha1.Result) string {
+	why := cmp.Or(firstLine(res.Message), "not run")
+	if res.RuntimeLimited {
+		// Every check runs on the embedded runtime, which has every ability.
+		why += fmt.Sprintf(" (the %s runtime cannot run it; the embedded runtime does: certify --runtime embedded)", r.Environment.Runtime)
+	}
+	return why
 }
 
 // worse is the worse of two states of a feature's checks.

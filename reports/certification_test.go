@@ -53,6 +53,37 @@ func TestCertificationLevels(t *testing.T) {
 			}
 		})
 	}
+	t.Run("nothing ran", func(t *testing.T) {
+		r := &v1alpha1.ConformanceReport{Profile: ProfilePlugin}
+		Finalize(r)
+		if r.Certification.Level != v1alpha1.LevelNotCertified || ExitCode(r) == 0 {
+			t.Errorf("a run where nothing ran: %s, exit %d", r.Certification.Level, ExitCode(r))
+		}
+	})
+	t.Run("a Core check the runtime cannot run", func(t *testing.T) {
+		limited := v1alpha1.Result{ID: "PLUG-008", Level: v1alpha1.LevelCore, State: v1alpha1.StateNotApplicable, RuntimeLimited: true,
+			Message: "the plugins' sockets are in the repo-server's pod, not on this host"}
+		tooOld := v1alpha1.Result{ID: "PLUG-013", Level: v1alpha1.LevelCore, State: v1alpha1.StateNotApplicable, Message: "needs Argo CD >= 2.9"}
+		r := &v1alpha1.ConformanceReport{Profile: ProfilePlugin, Environment: v1alpha1.Environment{Runtime: "kind"},
+			Results: []v1alpha1.Result{res("PLUG-001", v1alpha1.StatePassed), limited, tooOld}}
+		Finalize(r)
+		c := r.Certification
+		if c.Level != v1alpha1.LevelNotCertified || len(c.NotRun) != 1 || !strings.Contains(c.NotRun[0], "PLUG-008: the plugins' sockets") ||
+			!strings.Contains(c.NotRun[0], "the kind runtime cannot run it; the embedded runtime does") {
+			t.Errorf("level %s, not run %q: want Not Certified naming PLUG-008, why and where it runs", c.Level, c.NotRun)
+		}
+		if !strings.Contains(c.Badge, "Not Certified") || !strings.Contains(c.Badge, "not run: PLUG-008") {
+			t.Errorf("badge %q", c.Badge)
+		}
+		if ExitCode(r) != 3 {
+			t.Errorf("exit %d, want 3 (partial), in agreement with the level", ExitCode(r))
+		}
+		// A check that applies to no such version is not of the profile.
+		r = &v1alpha1.ConformanceReport{Profile: ProfilePlugin, Results: []v1alpha1.Result{res("PLUG-001", v1alpha1.StatePassed), tooOld}}
+		if Finalize(r); r.Certification.Level != v1alpha1.LevelConformant || ExitCode(r) != 0 {
+			t.Errorf("a check of newer versions only: %s, exit %d", r.Certification.Level, ExitCode(r))
+		}
+	})
 	catalogue := &v1alpha1.ConformanceReport{Profile: "catalogue", Results: []v1alpha1.Result{res("SMOKE-001", v1alpha1.StatePassed)}}
 	if Finalize(catalogue); catalogue.Certification != nil {
 		t.Error("a catalogue report has a certification")
@@ -80,5 +111,24 @@ func TestExpect(t *testing.T) {
 	}
 	if p := Expect(&v1alpha1.ConformanceReport{}, v1alpha1.LevelConformant, nil); len(p) != 1 {
 		t.Errorf("a report without certification: %v", p)
+	}
+}
+
+// A certification's page is headed by the plugin's level, and lists what
+// did not run.
+func TestCertificationPageHeadedByLevel(t *testing.T) {
+	r := &v1alpha1.ConformanceReport{Profile: ProfilePlugin, Environment: v1alpha1.Environment{Runtime: "kind"},
+		Subject: v1alpha1.Subject{Plugins: []v1alpha1.Plugin{{Name: "mine-v1", Image: "mine:1"}}},
+		Results: []v1alpha1.Result{{ID: "PLUG-001", Level: v1alpha1.LevelCore, State: v1alpha1.StatePassed},
+			{ID: "PLUG-008", Level: v1alpha1.LevelCore, State: v1alpha1.StateNotApplicable, RuntimeLimited: true, Message: "the sockets are in the pod"}}}
+	Finalize(r)
+	page, err := renderHTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<h1>mine-v1 (mine:1) is <span class="verdict l-not-certified" id="level">Not Certified</span></h1>`, `<ul id="not-run"><li>PLUG-008: the sockets are in the pod`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
 	}
 }

@@ -34,6 +34,7 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 	}
 	normalize(r)
 	slices.SortStableFunc(r.Results, func(a, b v1alpha1.Result) int { return cmp.Compare(a.ID, b.ID) })
+	foldBlocked(r)
 
 	counts := map[v1alpha1.Level]v1alpha1.Counts{
 		v1alpha1.LevelCore: {}, v1alpha1.LevelExtended: {}, v1alpha1.LevelProvisional: {},
@@ -67,7 +68,7 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 			// partial; one that does not apply to this version is not of it.
 			// In the plugin profile a feature the plugin does not declare is
 			// its design, not a gap: its checks are listed, not held against it.
-			notRun = notRun || res.State == v1alpha1.StateSkipped || (res.State == v1alpha1.StateNotSupported && r.Profile != ProfilePlugin) || res.RuntimeLimited
+			notRun = notRun || (res.State == v1alpha1.StateSkipped && res.BlockedBy == "") || (res.State == v1alpha1.StateNotSupported && r.Profile != ProfilePlugin) || res.RuntimeLimited
 		case v1alpha1.LevelExtended:
 			failed = failed || res.State == v1alpha1.StateFailed
 		case v1alpha1.LevelProvisional:
@@ -98,6 +99,29 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 	r.Divergences = divergences
 	finalizeUpgrade(r)
 	r.Certification = certification(r)
+}
+
+// notJudged starts the message of a result folded into its owner's failure.
+const notJudged = "not judged: "
+
+// foldBlocked counts one cause once: a check that failed only because what
+// it needs did not hold (BlockedBy), where the check owning that failed too
+// in the same hop, is not judged (skipped, saying so) rather than a second
+// failure. Where the owner passed or did not run, the failure stays.
+func foldBlocked(r *v1alpha1.ConformanceReport) {
+	failed := map[string]bool{}
+	for _, res := range r.Results {
+		if res.State == v1alpha1.StateFailed && res.BlockedBy == "" {
+			failed[res.ID+"\x00"+res.Hop] = true
+		}
+	}
+	for i := range r.Results {
+		res := &r.Results[i]
+		if res.State == v1alpha1.StateFailed && res.BlockedBy != "" && failed[res.BlockedBy+"\x00"+res.Hop] {
+			res.State = v1alpha1.StateSkipped
+			res.Message = notJudged + res.BlockedBy + " failed for the same cause, and counts it: " + res.Message
+		}
+	}
 }
 
 // normalize replaces nil slices with empty ones so report.json carries []

@@ -21,6 +21,7 @@ var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"secs":  secs,
 	"first": firstLine,
 	"link":  htmlLink,
+	"slug":  func(s string) string { return strings.ReplaceAll(strings.ToLower(s), " ", "-") },
 }).Parse(htmlTemplate))
 
 func renderHTML(r *v1alpha1.ConformanceReport) ([]byte, error) {

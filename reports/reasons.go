@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
@@ -35,7 +37,12 @@ func Reasons(r *v1alpha1.ConformanceReport) []string {
 	// Core checks that did not run, grouped by why (the filter, a feature
 	// the plugin lacks, what the runtime cannot do ...), so a narrowed run says what it left out.
 	notRun, order := map[string][]string{}, []string(nil)
+	blocked := map[string][]string{}
 	for _, res := range r.Results {
+		if res.State == v1alpha1.StateSkipped && res.BlockedBy != "" {
+			blocked[res.BlockedBy] = append(blocked[res.BlockedBy], junitID(res.ID, res.Hop))
+			continue
+		}
 		// In the plugin profile a feature not declared is no reason (see
 		// Finalize): the certification lists it.
 		notSupported := res.State == v1alpha1.StateNotSupported && r.Profile != ProfilePlugin
@@ -50,6 +57,9 @@ func Reasons(r *v1alpha1.ConformanceReport) []string {
 	for _, why := range order {
 		ids := notRun[why]
 		out = append(out, fmt.Sprintf("%d Core check(s) did not run (%s): %s", len(ids), why, strings.Join(ids, ", ")))
+	}
+	for _, owner := range slices.Sorted(maps.Keys(blocked)) {
+		out = append(out, fmt.Sprintf("%s could not judge: %s failed, and its cause is theirs too (counted once, under %s)", strings.Join(blocked[owner], ", "), owner, owner))
 	}
 	if r.Metadata.LabelFilter != "" && len(order) > 0 {
 		out = append(out, fmt.Sprintf("the run was narrowed by --label-filter %q", r.Metadata.LabelFilter))

@@ -152,7 +152,7 @@ func TestFinalizeSelfTestSortAndSummary(t *testing.T) {
 		t.Errorf("self-test order =\n %v\nwant\n %v", order, want)
 	}
 	wantSum := v1alpha1.SelfTestSummary{Witnesses: 3, ChecksProven: 2, Mismatches: 1}
-	if r.Summary.SelfTest == nil || *r.Summary.SelfTest != wantSum {
+	if r.Summary.SelfTest == nil || !reflect.DeepEqual(*r.Summary.SelfTest, wantSum) {
 		t.Errorf("summary.selfTest = %+v, want %+v", r.Summary.SelfTest, wantSum)
 	}
 	before := *r

@@ -46,7 +46,15 @@ func writeCertification(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 	if len(c.NotSupported) > 0 {
 		fmt.Fprintf(b, "; not declared (their checks did not apply): %s", strings.Join(c.NotSupported, ", "))
 	}
-	fmt.Fprintf(b, ".\n\nFor your README:\n\n%s\n", fenced(c.Badge, "markdown"))
+	b.WriteString(".\n\n")
+	if len(c.NotRun) > 0 {
+		b.WriteString("Not every check of the profile ran, so no level is claimed. Not run:\n\n")
+		for _, n := range c.NotRun {
+			fmt.Fprintf(b, "- %s\n", n)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "For your README:\n\n%s\n", fenced(c.Badge, "markdown"))
 }
 
 func writeRunInfo(b *strings.Builder, r *v1alpha1.ConformanceReport) {

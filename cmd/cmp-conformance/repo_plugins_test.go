@@ -93,7 +93,12 @@ func TestRepositoryWitnesses(t *testing.T) {
 			}
 		}
 	}
-	// Every check is proven to fail against some witness (README, Checks).
+	// Every check has a witness that must fail it (README, Checks). For a
+	// Core or Extended check that witness is its proof. A Provisional check
+	// fails on the reference plugins too while Argo CD diverges, so its
+	// witness rows prove nothing then (the report leaves them unjudged): it
+	// is proven only in a run where the reference passes it, the day
+	// upstream fixes the divergence. It still needs a witness for that day.
 	failed := map[string]bool{}
 	for _, b := range slices.Concat(plan.Bindings[1:], upgrade.Bindings[1:], certify.Bindings) {
 		for _, entry := range b.MustFail {
@@ -101,11 +106,20 @@ func TestRepositoryWitnesses(t *testing.T) {
 			failed[id] = true
 		}
 	}
-	for id := range checks {
-		if !failed[id] {
+	var proven, provisional []string
+	for id, c := range checks {
+		switch {
+		case !failed[id]:
 			t.Errorf("no witness under plugins/broken fails %s", id)
+		case c.Level == conformance.Provisional:
+			provisional = append(provisional, id)
+		default:
+			proven = append(proven, id)
 		}
 	}
+	slices.Sort(provisional)
+	t.Logf("%d checks proven by a witness that must fail them; %d Provisional checks with such a witness, proven only in a run where the reference plugins pass them, i.e. when upstream fixes the divergence (until then their witness rows are not judged): %s",
+		len(proven), len(provisional), strings.Join(provisional, ", "))
 }
 
 // TestRepositoryPlugins loads every plugin.yaml of the checkout as the

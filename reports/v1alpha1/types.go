@@ -92,6 +92,10 @@ type Certification struct {
 	Passed       []string `json:"passedFeatures"`
 	Failed       []string `json:"failedFeatures"`
 	NotSupported []string `json:"notSupportedFeatures"`
+	// NotRun lists the checks of the profile that did not run ("PLUG-008:
+	// why"): filtered out, skipped, or beyond what the run's runtime can do.
+	// Any makes the level Not Certified: a level says what was judged.
+	NotRun []string `json:"notRun,omitempty"`
 	// Badge is a Markdown line an author can paste in a README.
 	Badge string `json:"badge"`
 }
@@ -213,9 +217,25 @@ type SelfTestSummary struct {
 	// ChecksProven is the number of distinct checks with at least one OK
 	// result that expected "fail", and that did not fail on the reference
 	// plugins of the same run: checks shown able to fail, and able to pass.
+	// A result that was not judged (SelfTestResult.Unjudged) is no proof.
 	ChecksProven int `json:"checksProven"`
 	// Mismatches is the number of results whose OK is false.
 	Mismatches int `json:"mismatches"`
+	// Unjudged is the number of results of Provisional checks that the
+	// reference plugins fail too in the same run (and hop): Argo CD still
+	// diverges from the documented behaviour, so no witness can show the
+	// check either way. They are neither mismatches nor proofs.
+	Unjudged int `json:"unjudged,omitempty"`
+	// UnknownDivergence is the number of results of Provisional checks the
+	// reference plugins have no verdict on in the same run (filtered out,
+	// skipped): whether Argo CD still diverges is unknown, so they are not
+	// judged either.
+	UnknownDivergence int `json:"unknownDivergence,omitempty"`
+	// DivergencesGone lists the Provisional checks with self-test results
+	// that the reference plugins pass in this run ("ID", or "ID (hop NAME)" in an
+	// upgrade run): Argo CD no longer diverges, so their witness results are
+	// judged, and those that fail for the declared reason are proofs.
+	DivergencesGone []string `json:"divergencesGone,omitempty"`
 }
 
 // Counts tallies results by state.
@@ -260,6 +280,13 @@ type Result struct {
 	// plugins' sockets, say): unlike one that applies to no such version,
 	// it leaves a pass partial.
 	RuntimeLimited bool `json:"runtimeLimited,omitempty"`
+	// BlockedBy names the check that owns the cause of this one's failure:
+	// it could not judge, because what it needs (the sample generates,
+	// judged by PLUG-002) does not hold. When the owner failed too, the
+	// report counts the cause once, under the owner, and this result is
+	// shown as not judged (State "skipped"); when the owner passed, it
+	// stays a failure of its own.
+	BlockedBy string `json:"blockedBy,omitempty"`
 }
 
 // Step is one step of a check (a Given, When or Then), timed from the
@@ -310,6 +337,22 @@ type SelfTestResult struct {
 	// checks can only read such a record): the proof shows the check's
 	// comparison, not that a platform dropping or mangling input is caught.
 	ForgedRecord string `json:"forgedRecord,omitempty"`
+	// Provisional says the check is of level Provisional: it encodes
+	// documented behaviour released Argo CD diverges from, and fails on the
+	// reference plugins while the divergence holds. Such a result is judged
+	// only where the reference plugins pass the check (Finalize decides).
+	Provisional bool `json:"provisional,omitempty"`
+	// Unjudged, set by Finalize on a result of a Provisional check, says why
+	// the result was not judged: the reference plugins fail the check too
+	// (Argo CD still diverges), or have no verdict on it in this run, or
+	// pass it now while this witness no longer does what it declares (it no
+	// longer proves the check). Such a result has OK true and is neither a
+	// mismatch nor a proof.
+	Unjudged string `json:"unjudged,omitempty"`
+	// Disagreed, set with Unjudged, says that the result itself disagreed
+	// with its witness's declaration (it would be a mismatch if judged): its
+	// OK is true only because it was not judged.
+	Disagreed bool `json:"disagreed,omitempty"`
 }
 
 // Timings records where the run spent its time.

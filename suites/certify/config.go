@@ -28,11 +28,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -69,6 +72,11 @@ type Config struct {
 	// Progress receives the bring-up's progress and the verdict (default
 	// os.Stderr; io.Discard for none).
 	Progress io.Writer
+	// Level is the certification level the author's test wants (default
+	// Conformant): Test and Describe fail unless the run reaches exactly
+	// it. A run that leaves a check of the profile out (a label filter, a
+	// runtime that cannot run it) is Not Certified.
+	Level string
 }
 
 func (c Config) withDefaults() Config {
@@ -86,6 +94,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Progress == nil {
 		c.Progress = os.Stderr
+	}
+	if c.Level == "" {
+		c.Level = v1alpha1.LevelConformant
 	}
 	if c.Toolchain.Progress == nil {
 		c.Toolchain.Progress = c.Progress
@@ -110,6 +121,28 @@ func (c Config) Validate() error {
 	return err
 }
 
+// levels are the certification levels, best first.
+var levels = []string{v1alpha1.LevelConformant, v1alpha1.LevelPartiallyConformant, v1alpha1.LevelNotConformant, v1alpha1.LevelNotCertified}
+
+// levelProblem says how a run's report departs from the level wanted; ""
+// when it reached it.
+func levelProblem(rep *v1alpha1.ConformanceReport, want string) string {
+	if rep == nil || rep.Certification == nil {
+		if want == v1alpha1.LevelNotCertified {
+			return ""
+		}
+		return fmt.Sprintf("no check of the profile ran (a label filter that selects none?), so the plugin was not certified; want %s", want)
+	}
+	if got := rep.Certification.Level; got != want {
+		why := rep.Summary.Reasons
+		if len(why) == 0 {
+			why = []string{"every check that ran passed"}
+		}
+		return fmt.Sprintf("the plugin is %s, want %s:\n  %s", got, want, strings.Join(why, "\n  "))
+	}
+	return ""
+}
+
 // subjectProblem refuses a Config that names no plugin, or names it twice.
 func (c Config) subjectProblem() error {
 	switch {
@@ -119,6 +152,8 @@ func (c Config) subjectProblem() error {
 		return errors.New("an image (--image, Config.Image) and a folder (--plugin-dir, Config.PluginDir) name the plugin twice: choose one")
 	case c.PluginYAML != "" && c.Image == "":
 		return errors.New("a plugin.yaml to mount (--config, Config.PluginYAML) goes with an image; a plugin folder holds its own plugin.yaml")
+	case !slices.Contains(levels, c.Level):
+		return fmt.Errorf("Config.Level %q: want one of %s", c.Level, strings.Join(levels, ", "))
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
 func TestValidateRefusesBadConfigs(t *testing.T) {
@@ -53,5 +55,29 @@ func TestLoad(t *testing.T) {
 	_, err = Load(context.Background(), Config{Image: "cmp-conformance-test/absent:never", Samples: filepath.Join(plain, "certify.yaml"), Output: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "not present on this machine") {
 		t.Errorf("Load of a missing image = %v", err)
+	}
+}
+
+// The author's test fails unless the run reaches the level it wants:
+// Conformant by default, so a partial or Not Certified run does not pass.
+func TestLevelProblem(t *testing.T) {
+	rep := func(level string, reasons ...string) *v1alpha1.ConformanceReport {
+		return &v1alpha1.ConformanceReport{Certification: &v1alpha1.Certification{Level: level}, Summary: v1alpha1.Summary{Reasons: reasons}}
+	}
+	if p := levelProblem(rep(v1alpha1.LevelConformant), v1alpha1.LevelConformant); p != "" {
+		t.Errorf("the level wanted: %q", p)
+	}
+	p := levelProblem(rep(v1alpha1.LevelNotCertified, "Core checks not-applicable: PLUG-008"), v1alpha1.LevelConformant)
+	if !strings.Contains(p, "the plugin is Not Certified, want Conformant") || !strings.Contains(p, "PLUG-008") {
+		t.Errorf("a Not Certified run: %q", p)
+	}
+	if p := levelProblem(nil, v1alpha1.LevelConformant); !strings.Contains(p, "no check of the profile ran") {
+		t.Errorf("nothing ran: %q", p)
+	}
+	if p := levelProblem(rep(v1alpha1.LevelNotConformant, "PLUG-004 failed"), v1alpha1.LevelNotConformant); p != "" {
+		t.Errorf("an author expecting Not Conformant (a witness): %q", p)
+	}
+	if err := (Config{Image: "x:1", Level: "Gold"}).withDefaults().subjectProblem(); err == nil || !strings.Contains(err.Error(), `Config.Level "Gold"`) {
+		t.Errorf("an unknown level: %v", err)
 	}
 }

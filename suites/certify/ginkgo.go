@@ -3,6 +3,7 @@ package certify
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -58,7 +59,7 @@ func register(s *session, b conformance.Binding) error {
 			ginkgo.Fail(upFailed + err.Error())
 		}
 	})
-	return conformance.Register(conformance.Config{
+	err := conformance.Register(conformance.Config{
 		Env:         func() *dsl.Env { return s.dsl },
 		Bindings:    []conformance.Binding{b},
 		Checks:      conformance.Profile(),
@@ -72,6 +73,24 @@ func register(s *session, b conformance.Binding) error {
 			}
 		},
 	})
+	// The last spec of the Ordered container: by then every check was
+	// recorded and the report written (Done). It carries every check's
+	// labels, so a filter that selects any check selects it too.
+	var labels []string
+	for _, c := range conformance.Profile() {
+		labels = append(labels, c.Labels()...)
+	}
+	slices.Sort(labels)
+	ginkgo.It("the plugin is "+s.cfg.Level, ginkgo.Label(slices.Compact(labels)...), func(ctx ginkgo.SpecContext) {
+		if _, err := s.finish(ctx); err != nil {
+			ginkgo.Fail("certify: writing the report: " + err.Error())
+		}
+		s.levelJudged = true
+		if p := levelProblem(s.report(), s.cfg.Level); p != "" {
+			ginkgo.Fail(p)
+		}
+	})
+	return err
 }
 
 // subjectName names the plugin in the test tree.
@@ -111,5 +130,9 @@ func Test(t *testing.T, cfg Config) {
 	}
 	if s.rep != nil && s.rep.Error != "" {
 		t.Errorf("certify: the run had an error: %s", s.rep.Error)
+	}
+	// Unless its spec said it: a filter may have left that spec out too.
+	if p := levelProblem(s.report(), s.cfg.Level); p != "" && !s.levelJudged {
+		t.Error("certify: " + p)
 	}
 }

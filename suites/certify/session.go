@@ -30,6 +30,8 @@ type session struct {
 	rep       *v1alpha1.ConformanceReport
 	// labelFilter is the Ginkgo label filter of the run, for the report.
 	labelFilter string
+	// levelJudged is set once the spec that judges the level ran.
+	levelJudged bool
 
 	env        *environment.Environment
 	api        *runner.API
@@ -190,6 +192,16 @@ func (s *session) record(r v1alpha1.Result) {
 		s.runErrs = append(s.runErrs, err)
 	}
 	runner.PrintResult(s.cfg.Progress, r)
+}
+
+// report is the finished run's report; nil when nothing ran.
+func (s *session) report() *v1alpha1.ConformanceReport {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.finished {
+		return nil
+	}
+	return s.rep
 }
 
 // finish takes the environment down if it still runs and writes the report,

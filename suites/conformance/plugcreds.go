@@ -42,7 +42,7 @@ var plugCredentialsKept = Check{
 			if sm.GitAccess() == dsl.GitPlain {
 				sm.Access = "https"
 			}
-			then := expectSyncedThroughPlugin(s, sampleApp(ctx, s, sm, "plug-creds", true))
+			then := sampleSynced(ctx, s, sm, "plug-creds")
 			seen := credentialTexts(then)
 			var leaks []string
 			for _, what := range slices.Sorted(maps.Keys(secrets)) {
