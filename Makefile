@@ -42,13 +42,13 @@ MATRIX_UPGRADE_PATHS ?= previous oldest
 # The reference plugins that ship as images (plugins/<folder>/Dockerfile) run
 # from them, as Argo CD's documented sidecar (testcontainers-go), ROLE=IMAGE;
 # PLUGIN_IMAGES= runs them as host processes instead. The git-creds reference
-# runs as a host process: in a sidecar here, SSH credentials cannot work
-# (docs/decisions.md, "Credentials in a sidecar").
+# runs from its image too: its sidecar reads the SSH key the repo-server
+# writes to the pod's /dev/shm (docs/decisions.md, "SSH too: the pod's /dev/shm").
 PLUGIN_IMAGES ?= plain=cmp-conformance/plain:dev parameterized=cmp-conformance/sidecar:dev \
   files=cmp-conformance/contract:dev preserve-file-mode=cmp-conformance/contract-preserve:dev \
   init=cmp-conformance/contract-init:dev discover-file-name=cmp-conformance/discover-name:dev \
   discover-glob=cmp-conformance/discover-glob:dev discover-command=cmp-conformance/discover-command:dev \
-  named-only=cmp-conformance/named-only:dev
+  named-only=cmp-conformance/named-only:dev git-creds=cmp-conformance/contract-gitcreds:dev
 # On kind a plugin runs only from an image: the faulty references too (on the
 # embedded runtime they stay host processes, where the witnesses of their
 # roles were proven), and the service plugin, as a Deployment and a Service.

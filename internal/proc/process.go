@@ -31,6 +31,10 @@ type Spec struct {
 	// with: for a process known to ignore SIGTERM, waiting the full grace
 	// only slows every teardown.
 	StopGrace time.Duration
+	// Launch, when set, is called with the start of the process and runs
+	// it: where the child must inherit something of the calling thread (a
+	// mount namespace, podshm.Shm.Start).
+	Launch func(start func() error) error
 }
 
 // Process is a started process, leader of its own process group.
@@ -82,7 +86,11 @@ func Start(spec Spec) (*Process, error) {
 		Stderr:      logFile,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
-	if err := cmd.Start(); err != nil {
+	launch := spec.Launch
+	if launch == nil {
+		launch = func(start func() error) error { return start() }
+	}
+	if err := launch(cmd.Start); err != nil {
 		return nil, fmt.Errorf("starting %s (%s): %w", name, path, err)
 	}
 	pid := cmd.Process.Pid

@@ -152,6 +152,9 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	}
 	e.ArgoCDNamespace, e.ServerURL = env.ArgoCD.Namespace, "http://"+env.ArgoCD.ServerAddr
 	e.Services, e.PluginFiles, e.Discovery, e.RepoServer, e.Controller = env.ArgoCD, env.ArgoCD, env.ArgoCD, env.ArgoCD, env.ArgoCD
+	if why := env.ArgoCD.ShmUnshared; why != "" {
+		e.Cannot = map[dsl.Ability]string{dsl.AbilityPodShm: why}
+	}
 	return dsl.NewEnv(e), nil
 }
 
