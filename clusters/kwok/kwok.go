@@ -86,7 +86,7 @@ func (p *Provider) kubeconfig() string { return filepath.Join(p.opts.Dir, "kubec
 
 // config is a KwokctlConfiguration: the binary runtime, with our binaries
 // and versions (kwokctl otherwise assumes its own default Kubernetes version
-// and would download binaries for it).
+// and would download binaries for it), followed by the Stages (stages.go).
 func (p *Provider) config() ([]byte, error) {
 	options := map[string]any{
 		"runtime":                     "binary",
@@ -107,14 +107,19 @@ func (p *Provider) config() ([]byte, error) {
 		options["kubeSchedulerPort"] = ports["kube-scheduler"]
 		options["kwokControllerPort"] = ports["kwok-controller"]
 	}
-	return yaml.Marshal(map[string]any{
+	conf, err := yaml.Marshal(map[string]any{
 		"apiVersion": "config.kwok.x-k8s.io/v1alpha1",
 		"kind":       "KwokctlConfiguration",
 		"options":    options,
 	})
+	if err != nil {
+		return nil, err
+	}
+	return append(conf, stages()...), nil
 }
 
-// Create brings the control plane up, adds the simulated nodes and connects.
+// Create brings the control plane up, adds the simulated nodes, connects and
+// creates the default classes the simulated controllers serve (classes.go).
 func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
 	if err := os.MkdirAll(p.opts.Dir, 0o755); err != nil {
 		return nil, err
@@ -145,7 +150,14 @@ func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
 	if err := os.WriteFile(p.kubeconfig(), data, 0o600); err != nil {
 		return nil, err
 	}
-	return clusters.Connect(ctx, p.opts.Name, p.kubeconfig())
+	c, err := clusters.Connect(ctx, p.opts.Name, p.kubeconfig())
+	if err != nil {
+		return nil, err
+	}
+	if err := CreateClasses(ctx, c.REST); err != nil {
+		return nil, fmt.Errorf("kwok cluster %s: %w", p.opts.Name, err)
+	}
+	return c, nil
 }
 
 func (p *Provider) kwokctl(ctx context.Context, args ...string) error {

@@ -295,7 +295,7 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 	failure := gomega.InterceptGomegaFailure(func() { c.Test(ctx, s) })
 	o := outcome{State: v1alpha1.StatePassed}
 	if failure != nil {
-		o = outcome{State: v1alpha1.StateFailed, Message: failure.Error()}
+		o = outcome{State: v1alpha1.StateFailed, Message: plainWords(failure.Error())}
 	}
 	ginkgo.AddReportEntry(outcomeEntry, o)
 	// A witness of a Provisional check is judged only at the end, against
@@ -463,7 +463,7 @@ func specState(r ginkgo.SpecReport) (state v1alpha1.State, msg string, clean boo
 			}
 		}
 	}
-	failure := strings.TrimSpace(r.Failure.Message)
+	failure := plainWords(strings.TrimSpace(r.Failure.Message))
 	if loc := r.Failure.Location; failure != "" && loc.FileName != "" && r.State.Is(types.SpecStateFailureStates) {
 		failure += fmt.Sprintf("\n(at %s:%d)", loc.FileName, loc.LineNumber)
 	}

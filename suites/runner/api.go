@@ -139,7 +139,7 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 		return nil, err
 	}
 	e := dsl.Env{Apps: api.Apps, Repos: api.Repos, RepoCreds: api.RepoCreds, Kube: kc, Clientset: cs, Git: env.Git, Sources: env.Sources,
-		ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion,
+		ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion, Runtime: env.Config.Runtime,
 		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Token: api.Token}
 	if in := env.Installed; in != nil {
 		e.ArgoCDNamespace, e.ServerURL = in.Namespace, "https://"+in.ServerAddr
