@@ -2,7 +2,8 @@
 #   make conformance   bring up Argo CD + plugins (embedded runtime), run the checks, write the report
 #   make test          unit tests, then the suite's self-test against the broken witnesses
 #                      (the catalogue at the newest version, the upgrade profile along SELFTEST_UPGRADE_PATHS,
-#                      the plugin profile, and the examples certified)
+#                      the plugin profile, the examples certified, and Argo CD's own e2e plugins
+#                      certified against what their upstream tests assert: make upstream)
 #   make upgrade       the upgrade profile: Argo CD moved along each of UPGRADE_PATHS
 #   make matrix        the self-test at the matrix's other versions and upgrade paths
 #   make certify       certify one plugin image on its own samples (CERTIFY_IMAGE, CERTIFY_SAMPLES)
@@ -67,7 +68,7 @@ CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance certify upgrade matrix test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help
+.PHONY: all conformance certify upgrade matrix upstream test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help
 
 all: build
 
@@ -141,7 +142,7 @@ certify: tools plugin-images
 	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --image $(CERTIFY_IMAGE) --samples $(CERTIFY_SAMPLES) --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
 
 ## test: unit tests, then the end-to-end self-tests (every check against its broken witnesses).
-test: unit selftest selftest-upgrade selftest-certify examples
+test: unit selftest selftest-upgrade selftest-certify examples upstream
 
 # plugins/helm is its own module (built on the Helm SDK), plugins/helm/helm4
 # its Helm 4 build: both are tested here too.
@@ -182,6 +183,21 @@ examples: tools example-images
 	$(BIN) report expect examples/shell-plugin/_output/reports/latest --level Conformant
 	cd examples/go-plugin && { $(EXAMPLE_TEST) . -ginkgo.no-color || test $$? = 1; }
 	$(BIN) report expect examples/go-plugin/_output/reports/latest --level 'Not Conformant' --failed PLUG-004
+
+## upstream: certify Argo CD's own e2e plugins (test/e2e/testdata/cmp-* of the version's
+## module; plugins/upstream/corpus.yaml) as their authors would ship them (a Debian image),
+## on the samples and environment of their upstream tests, each against the level and
+## failed checks derived from that test's assertions. Each log under _output/upstream/<name>.
+upstream: tools
+	$(BIN) images build --upstream --output $(OUTPUT)
+	@failed=""; while IFS=$$'\t' read -r name image samples level fails; do \
+	  out=$(OUTPUT)/upstream/$$name; start=$$(date +%s); \
+	  $(BIN) certify --runtime $(RUNTIME) --output $$out --image $$image --samples $$samples $(RUN_FLAGS) >$$out/certify.log 2>&1; \
+	  if $(BIN) report expect $$out/reports/latest --level "$$level" $${fails:+--failed $$fails}; then \
+	    echo "upstream: $$name: $$level as expected ($$(( $$(date +%s) - start ))s)"; \
+	  else failed="$$failed $$name"; tail -40 $$out/certify.log; fi; \
+	done < $(OUTPUT)/upstream/plan.tsv; \
+	if [ -n "$$failed" ]; then echo "upstream plugins not as their tests say:$$failed"; exit 1; fi
 
 ## matrix: the self-test at every other version of the matrix, and the other upgrade paths
 ## (each version's binaries are built on first use: about 10 minutes each on a cold machine).

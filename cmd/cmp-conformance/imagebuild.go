@@ -17,6 +17,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/nodeimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 )
 
 // referenceImageTag is the tag `images build` gives plugins/<folder>.
@@ -36,7 +37,8 @@ certify them as any plugin image is certified:
   cmp-conformance run --plugin-image parameterized=cmp-conformance/sidecar:dev`,
 	}
 	var output string
-	var examples, kindNode bool
+	var examples, kindNode, upstreamCorpus bool
+	var argocdVersion string
 	build := &cobra.Command{Use: "build [FOLDER...]", Short: "Build the images of the reference plugins (all with a Dockerfile, or the folders named), or of the examples",
 		RunE: func(_ *cobra.Command, args []string) error {
 			root, err := repoRoot()
@@ -45,6 +47,18 @@ certify them as any plugin image is certified:
 			}
 			if examples {
 				return buildExamples(root, output, args)
+			}
+			if upstreamCorpus {
+				v, err := toolchain.SpellVersion(argocdVersion)
+				if err != nil {
+					return fmt.Errorf("--argocd-version %w", err)
+				}
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				if err := buildUpstream(ctx, root, output, v, toolchain.Options{Progress: os.Stderr}); err != nil {
+					return failed(err)
+				}
+				return nil
 			}
 			if kindNode {
 				return buildKindNode(output)
@@ -82,7 +96,9 @@ certify them as any plugin image is certified:
 	build.Flags().StringVar(&output, "output", "_output", "folder for the plugin programs (<output>/bin)")
 	build.Flags().BoolVar(&examples, "examples", false, "build the example plugins of examples/ instead (cmp-conformance/example-<folder>:dev; a Debian base made with debootstrap where image.yaml asks for one)")
 	build.Flags().BoolVar(&kindNode, "kind-node", false, "build the kind node image instead ("+nodeimage.Repository+":<kubernetes version>-<digest>): a Debian base made with debootstrap, Kubernetes built from the module proxy, the images kubeadm runs inside; tens of minutes on a cold machine, then cached")
-	build.MarkFlagsMutuallyExclusive("examples", "kind-node")
+	build.Flags().BoolVar(&upstreamCorpus, "upstream", false, "build the corpus of Argo CD's own e2e plugins instead (plugins/upstream/corpus.yaml: test/e2e/testdata/cmp-* of the argo-cd module at --argocd-version, on a Debian base), their samples and certifications under <output>/upstream, and <output>/upstream/plan.tsv for make upstream")
+	build.Flags().StringVar(&argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "with --upstream: the Argo CD whose e2e plugins are built ("+toolchain.VersionSpellings+")")
+	build.MarkFlagsMutuallyExclusive("examples", "kind-node", "upstream")
 	cmd.AddCommand(build)
 	return cmd
 }
