@@ -16,7 +16,7 @@ import (
 
 // certifySubject is the plugin a certify run judges, and its samples.
 type certifySubject struct {
-	image, config, dir, samples string
+	image, config, dir, samples, entrypoint string
 	// binding is the subject bound to its samples once read (certifyUsage):
 	// a bad image is bad usage, answered before anything starts.
 	binding *conformance.Binding
@@ -24,7 +24,7 @@ type certifySubject struct {
 
 // library is the subject as the certify library takes it.
 func (s *certifySubject) library(f *envFlags) certify.Config {
-	return certify.Config{Image: s.image, PluginYAML: s.config, PluginDir: s.dir, PluginPath: f.pluginPath, Samples: s.samples, Output: f.output}
+	return certify.Config{Image: s.image, PluginYAML: s.config, PluginDir: s.dir, PluginPath: f.pluginPath, Samples: s.samples, Output: f.output, Entrypoint: s.entrypoint}
 }
 
 func certifyCommand() *cobra.Command {
@@ -81,6 +81,7 @@ to paste in your README.`,
 	f.fs = fl
 	fl.StringVar(&s.image, "image", "", "the plugin image to certify (on this machine: docker build or docker load it first)")
 	fl.StringVar(&s.config, "config", "", "with --image: a plugin.yaml to mount over the image's own (as a ConfigMap would be), for an image that does not ship one")
+	fl.StringVar(&s.entrypoint, "entrypoint", "", "with --image: what its sidecar runs, over certify.yaml's entrypoint: argocd (Argo CD's documented command, argocd-cmp-server; the default) or image (the image's own ENTRYPOINT, for an image whose script starts argocd-cmp-server itself and whose install sets no command)")
 	fl.StringVar(&s.dir, "plugin-dir", "", "the plugin folder to certify (plugin.yaml; its programs on --plugin-path)")
 	fl.StringVar(&s.samples, "samples", "certify.yaml", "the certification file: your sample applications (write one with --init)")
 	fl.BoolVar(&initFile, "init", false, "write a commented starter certification file at --samples and stop")

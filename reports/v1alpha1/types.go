@@ -187,6 +187,10 @@ type Plugin struct {
 	// digest (which covers its programs); empty for a plugin of host programs.
 	Image   string `json:"image,omitempty"`
 	ImageID string `json:"imageID,omitempty"`
+	// Entrypoint, for an image, is what its sidecar ran: "argocd" (Argo
+	// CD's documented command, argocd-cmp-server) or "image" (the image's
+	// own ENTRYPOINT, which starts argocd-cmp-server itself).
+	Entrypoint string `json:"entrypoint,omitempty"`
 }
 
 // Program is one executable a plugin runs.

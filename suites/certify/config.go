@@ -72,6 +72,10 @@ type Config struct {
 	// Progress receives the bring-up's progress and the verdict (default
 	// os.Stderr; io.Discard for none).
 	Progress io.Writer
+	// Entrypoint, with Image, is what its sidecar runs, over the
+	// certification's entrypoint: "argocd" (Argo CD's documented command)
+	// or "image" (the image's own ENTRYPOINT).
+	Entrypoint string
 	// Level is the certification level the author's test wants (default
 	// Conformant): Test and Describe fail unless the run reaches exactly
 	// it. A run that leaves a check of the profile out (a label filter, a
@@ -152,6 +156,10 @@ func (c Config) subjectProblem() error {
 		return errors.New("an image (--image, Config.Image) and a folder (--plugin-dir, Config.PluginDir) name the plugin twice: choose one")
 	case c.PluginYAML != "" && c.Image == "":
 		return errors.New("a plugin.yaml to mount (--config, Config.PluginYAML) goes with an image; a plugin folder holds its own plugin.yaml")
+	case c.Entrypoint != "" && c.Image == "":
+		return errors.New("an entrypoint (--entrypoint, Config.Entrypoint) is what an image's sidecar runs: give it with an image")
+	case c.Entrypoint != "" && c.Entrypoint != conformance.EntrypointArgoCD && c.Entrypoint != conformance.EntrypointImage:
+		return fmt.Errorf("entrypoint %q: give %s (Argo CD's documented command) or %s (the image's own ENTRYPOINT)", c.Entrypoint, conformance.EntrypointArgoCD, conformance.EntrypointImage)
 	case !slices.Contains(levels, c.Level):
 		return fmt.Errorf("Config.Level %q: want one of %s", c.Level, strings.Join(levels, ", "))
 	}
@@ -170,6 +178,9 @@ func Load(ctx context.Context, c Config) (conformance.Binding, error) {
 	cert, err := conformance.LoadCertification(c.Samples)
 	if err != nil {
 		return conformance.Binding{}, err
+	}
+	if c.Entrypoint != "" {
+		cert.Entrypoint = c.Entrypoint
 	}
 	var p argocd.Plugin
 	if c.Image == "" {

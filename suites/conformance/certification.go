@@ -36,6 +36,10 @@ type Certification struct {
 	Foreign []string `json:"foreign,omitempty"`
 	// TimeBudget bounds one generation of any sample (PLUG-009).
 	TimeBudget *metav1.Duration `json:"timeBudget,omitempty"`
+	// Entrypoint is what the plugin's sidecar runs: "argocd" (default:
+	// Argo CD's documented command, argocd-cmp-server) or "image" (the
+	// image's own ENTRYPOINT, a script that ends by starting it).
+	Entrypoint string `json:"entrypoint,omitempty"`
 
 	// Dir is the folder the file is in; FS reads it (set by LoadCertification).
 	Dir string `json:"-"`
@@ -128,9 +132,20 @@ func LoadCertification(file string) (*Certification, error) {
 	return &c, nil
 }
 
+// What a plugin's sidecar runs (Certification.Entrypoint).
+const (
+	EntrypointArgoCD = "argocd"
+	EntrypointImage  = "image"
+)
+
 func (c *Certification) validate() error {
 	if c.APIVersion != CertificationAPIVersion || c.Kind != CertificationKind {
 		return fmt.Errorf("apiVersion/kind are %q/%q, want %s/%s", c.APIVersion, c.Kind, CertificationAPIVersion, CertificationKind)
+	}
+	switch c.Entrypoint {
+	case "", EntrypointArgoCD, EntrypointImage:
+	default:
+		return fmt.Errorf("entrypoint %q: give %s (Argo CD's documented command, the default) or %s (the image's own ENTRYPOINT, which starts argocd-cmp-server itself)", c.Entrypoint, EntrypointArgoCD, EntrypointImage)
 	}
 	if len(c.Samples) == 0 {
 		return errors.New("samples is empty: list at least one sample application (a folder of your repository)")
@@ -273,6 +288,9 @@ func (c *Certification) Bind(name string, p argocd.Plugin) Binding {
 	for _, f := range c.Claims() {
 		p.Features[string(f)] = true
 	}
+	if c.Entrypoint == EntrypointImage {
+		p.OwnEntrypoint = true
+	}
 	return Binding{Name: name, Certification: c, Subjects: map[Role]Subject{RoleSubject: {Role: RoleSubject, Plugin: p}}}
 }
 
@@ -350,4 +368,9 @@ samples:
 # failing:
 #   path: samples/broken
 #   error: "no chart found"   # a regular expression over the error
+# What your image's sidecar runs: argocd (default: Argo CD's documented
+# command, /var/run/argocd/argocd-cmp-server) or image (your image's own
+# ENTRYPOINT, for a script that prepares and then starts argocd-cmp-server,
+# installed without a command). The report records which.
+# entrypoint: image
 `

@@ -14,7 +14,7 @@ func TestLoadCertification(t *testing.T) {
 	tests := []struct {
 		name, file, want string
 	}{
-		{name: "good", file: head + "samples:\n  - name: basic\n    path: samples/basic\n    env: [{name: A, value: b}]\n    access: ssh\n    expect: {kinds: {ConfigMap: 1}, golden: golden.yaml}\nfailing: {path: samples/basic, error: 'no.*'}\n"},
+		{name: "good", file: head + "samples:\n  - name: basic\n    path: samples/basic\n    env: [{name: A, value: b}]\n    access: ssh\n    expect: {kinds: {ConfigMap: 1}, golden: golden.yaml}\nfailing: {path: samples/basic, error: 'no.*'}\nentrypoint: image\n"},
 		{name: "not YAML", file: "samples: [", want: "does not parse"},
 		{name: "unknown field", file: head + "sample: []\n", want: `unknown field "sample"`},
 		{name: "wrong kind", file: "apiVersion: v1\nkind: ConfigMap\n", want: "want cmp-conformance.io/v1alpha1/Certification"},
@@ -30,6 +30,7 @@ func TestLoadCertification(t *testing.T) {
 		{name: "bad time budget", file: head + "samples: [{name: a, path: samples/basic}]\ntimeBudget: -1s\n", want: "timeBudget"},
 		{name: "time budget not a duration", file: head + "samples: [{name: a, path: samples/basic}]\ntimeBudget: soon\n", want: "does not parse"},
 		{name: "unknown access", file: head + "samples: [{name: a, path: samples/basic, access: ftp}]\n", want: `samples[0].access is "ftp": want https or ssh`},
+		{name: "unknown entrypoint", file: head + "samples: [{name: a, path: samples/basic}]\nentrypoint: shell\n", want: `entrypoint "shell": give argocd`},
 		{name: "bad error pattern", file: head + "samples: [{name: a, path: samples/basic}]\nfailing: {path: samples/basic, error: 'a('}\n", want: "failing.error"},
 	}
 	for _, tt := range tests {

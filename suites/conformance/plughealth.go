@@ -26,6 +26,10 @@ func resourcesHealthy(runtime string, cluster map[string]string) dsl.Expectation
 		if err != nil {
 			return dsl.Pending, err.Error()
 		}
+		if len(app.Status.Resources) == 0 && app.Status.Sync.Status == v1alpha1.SyncStatusCodeSynced {
+			// Synced to nothing: nothing of the sample can be judged.
+			return dsl.Failed, "the sample generated no resource (an empty output, synced to nothing): a sample must deploy something for its health to mean anything; check its path and what the plugin prints for it"
+		}
 		if app.Status.Health.Status == health.HealthStatusHealthy {
 			return dsl.Succeeded, ""
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/reports"
@@ -61,7 +62,7 @@ func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 			// plugin path after the plugin's own folders.
 			p.PathDirs = append(append([]string{}, p.PathDirs...), pluginPath...)
 			rep.Subject.Plugins = append(rep.Subject.Plugins, v1alpha1.Plugin{Name: p.FullName(), Version: p.Version, ConfigSHA256: p.ConfigSHA256, Programs: programs(p),
-				Image: p.Image, ImageID: p.ImageID})
+				Image: p.Image, ImageID: p.ImageID, Entrypoint: entrypoint(p)})
 			for _, w := range p.Warnings {
 				warnings = append(warnings, "plugin "+p.FullName()+": "+w)
 			}
@@ -178,4 +179,15 @@ func WriteReport(out, reportDir string, rep *v1alpha1.ConformanceReport, suiteFa
 	}
 	fmt.Fprintf(w, "report: %s\n", filepath.Join(reportDir, reports.SummaryMD))
 	return reports.ExitCode(rep), nil
+}
+
+// entrypoint is what an image plugin's sidecar ran, for the report.
+func entrypoint(p argocd.Plugin) string {
+	switch {
+	case p.Image == "":
+		return ""
+	case p.OwnEntrypoint:
+		return "image"
+	}
+	return "argocd"
 }
