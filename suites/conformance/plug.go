@@ -316,7 +316,7 @@ func sampleGenerates(sm Sample) dsl.Expectation {
 // generationFailed matches Argo CD's words for a plugin that ran and failed
 // to generate (its command failed, or printed what is not YAML), not for a
 // plugin it could not find.
-var generationFailed = regexp.MustCompile(`error generating manifests in cmp|plugin sidecar failed\. error generating|failed to unmarshal manifest`)
+var generationFailed = regexp.MustCompile(`error generating manifests in cmp|plugin sidecar failed\. error generating|failed to unmarshal manifest|failed to convert CMP manifests`)
 
 // generate creates sm's named application and returns its manifests.
 func generate(ctx context.Context, s *Suite, sm Sample, prefix string) []string {

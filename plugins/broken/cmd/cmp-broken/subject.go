@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -85,6 +86,48 @@ func subjectModes() map[string]func() error {
 			}
 			b64 := base64.StdEncoding.EncodeToString
 			_, err = fmt.Printf("---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: clone-credentials\ndata:\n  username: %s\n  password: %s\n", b64([]byte(user)), b64([]byte(pw)))
+			return err
+		},
+		// Puts its parameters into a ConfigMap as a shell script built on
+		// `echo "$ARGUMENTS" | xargs` would (the seed's simple Helm CMP):
+		// each value word-split, only its first word kept. The YAML stays
+		// well formed; the values do not arrive.
+		"generate-word-splitting": func() error {
+			if err := generatePlain(); err != nil {
+				return err
+			}
+			var params []struct {
+				Name   string            `json:"name"`
+				String string            `json:"string"`
+				Array  []string          `json:"array"`
+				Map    map[string]string `json:"map"`
+			}
+			if p := os.Getenv("ARGOCD_APP_PARAMETERS"); p != "" && p != "null" {
+				if err := json.Unmarshal([]byte(p), &params); err != nil {
+					return err
+				}
+			}
+			first := func(v string) string {
+				if f := strings.Fields(v); len(f) > 0 {
+					return f[0]
+				}
+				return ""
+			}
+			data := map[string]string{}
+			for _, p := range params {
+				data[p.Name] = first(p.String)
+				for i, v := range p.Array {
+					data[fmt.Sprintf("%s.%d", p.Name, i)] = first(v)
+				}
+				for k, v := range p.Map {
+					data[p.Name+"."+k] = first(v)
+				}
+			}
+			cm, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]string{"name": "parameters"}, "data": data})
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Printf("---\n%s\n", cm)
 			return err
 		},
 		// Labels its output with each ARGOCD_ENV_ value, passed through a
