@@ -149,9 +149,10 @@ var envEmptyValues = Check{
 
 var envBuildEnvWins = Check{
 	ID: "ENV-009", Title: "a parameter named like a build variable does not override it (the proposal's 'build environment wins')",
-	Area: Environment, Level: Provisional, Versions: ">=2.6.0", Roles: []Role{RoleParameterized},
-	// Provisional: the PARAM_ prefix makes the rule moot (a parameter can never
-	// produce ARGOCD_APP_NAME); this shows what actually happens.
+	Area: Environment, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleParameterized},
+	// Argo CD keeps the rule by its PARAM_ prefix (a parameter never
+	// produces ARGOCD_APP_NAME); what breaks it is a plugin's own wrapper
+	// exporting parameters under their names (witness sidecar-mis-escapes).
 	Upstream: []string{"argoproj/argo-cd#9216"},
 	Test: func(ctx context.Context, s *Suite) {
 		r := paramsSpec(ctx, s, "env-wins", nil, str("argocd-app-name", "overridden"), str("ARGOCD_APP_NAMESPACE", "overridden"))

@@ -39,15 +39,6 @@ func sidecarModes() map[string]func() error {
 		"parameters-ignoring-input": func() error {
 			return sidecar.Announce(".", without(os.Environ(), "ARGOCD_APP_PARAMETERS"), os.Stdout)
 		},
-		// Records an environment without parameters, plugin env or build env.
-		"generate-dropping-environment": func() error {
-			return sidecar.Generate(".", without(os.Environ(), "PARAM_", "ARGOCD_ENV_", "ARGOCD_APP_", "KUBE_"), os.Stdout)
-		},
-		// Recomputes PARAM_ variables with a wrong escaping (only '-' becomes
-		// '_', and the first of colliding names wins).
-		"generate-mis-escaping": func() error {
-			return sidecar.Generate(".", misEscaped(os.Environ()), os.Stdout)
-		},
 		// Passes every PARAM_ value through a shell command line: the classic
 		// injection the proposal warns about.
 		"generate-through-shell": func() error {
