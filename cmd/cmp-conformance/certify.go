@@ -88,6 +88,7 @@ to paste in your README.`,
 	fl.StringVar(&f.labelFilter, "label-filter", os.Getenv("LABEL_FILTER"), "Ginkgo label filter selecting checks (IDs, levels, features)")
 	fl.BoolVar(&f.selfTest, "self-test", false, "also run the profile against the witnesses of plugins/broken (profile plugin), which must fail the checks they violate")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first failed check")
+	fl.IntVar(&f.repeat, "repeat", 1, "run each selected check this many times in a row, stopping at its first failing attempt (to reproduce a flake)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "verbose Ginkgo output")
 	fl.DurationVar(&f.timeout, "timeout", time.Hour, "bound on the whole suite")
 	f.parallel = 1

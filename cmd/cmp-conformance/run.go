@@ -30,6 +30,7 @@ type runFlags struct {
 	labelFilter        string
 	selfTest, failFast bool
 	verbose            bool
+	repeat             int
 	timeout            time.Duration
 	upgradePath        string
 	upgradeTimeout     time.Duration
@@ -133,6 +134,7 @@ earlier releases are aliases of previous and legacy.`,
 	fl.StringVar(&f.labelFilter, "label-filter", os.Getenv("LABEL_FILTER"), "Ginkgo label filter selecting checks (IDs, areas, levels, features)")
 	fl.BoolVar(&f.selfTest, "self-test", false, "also run each check against the broken witnesses in plugins/broken, which must fail the checks they violate")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first failed check")
+	fl.IntVar(&f.repeat, "repeat", 1, "run each selected check this many times in a row, stopping at its first failing attempt: reproduces a flake (--repeat 10 --label-filter SVC-008); the result's attempts say which one failed")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "verbose Ginkgo output")
 	fl.DurationVar(&f.timeout, "timeout", 2*time.Hour, "bound on the whole suite")
 	fl.StringVar(&f.upgradePath, "upgrade-path", "", "run the upgrade profile along these Argo CD versions: a path name ("+strings.Join(upgradePathNames(), ", ")+") or versions separated by commas")
@@ -151,6 +153,10 @@ func (f *runFlags) usage() error {
 	switch {
 	case f.timeout <= 0:
 		return fmt.Errorf("--timeout %s: give a positive bound on the whole suite, e.g. 2h", f.timeout)
+	case f.repeat < 1:
+		return fmt.Errorf("--repeat %d: give 1 (each check once) or more", f.repeat)
+	case f.repeat > 1 && f.parallel > 1:
+		return errors.New("--repeat runs each check several times in one environment: leave --parallel out (or 1)")
 	case f.upgradePath != "" && f.upgradeTimeout <= 0:
 		return fmt.Errorf("--upgrade-timeout %s: give a positive duration, e.g. 3m", f.upgradeTimeout)
 	}
@@ -343,6 +349,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 		Bindings:    plan.Bindings,
 		Checks:      plan.Checks,
 		LabelFilter: f.labelFilter,
+		Repeat:      f.repeat,
 		Record: func(r v1alpha1.Result) {
 			recErr = errors.Join(recErr, rec.Record(r))
 			runner.PrintResult(os.Stderr, r)

@@ -29,6 +29,8 @@ func TestUsageErrorsExitTwoAtOnce(t *testing.T) {
 		{runCommand, []string{"--port-base", "0"}, "--port-base 0"},
 		{runCommand, []string{"--port-base", "65500"}, "give a base from 1 to 65486"},
 		{runCommand, []string{"--parallel", "0"}, "--parallel 0"},
+		{runCommand, []string{"--repeat", "0"}, "--repeat 0"},
+		{runCommand, []string{"--repeat", "3", "--parallel", "3"}, "leave --parallel out"},
 		{runCommand, []string{"--plugin", "plain=/nonexistent"}, "want a folder with the plugin's plugin.yaml"},
 		{runCommand, []string{"--plugin", "kustomize=" + plain}, `unknown role "kustomize"`},
 		{runCommand, []string{"--plugin", "plain"}, "want ROLE=DIR"},

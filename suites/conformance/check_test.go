@@ -195,8 +195,13 @@ func TestFailsForTheRightReason(t *testing.T) {
 	if ok, why := b.FailsForTheRightReason("PRUNE-001", "Timed out after 90s.\nan operation is requested or running"); ok || !strings.Contains(why, "/prune-keep still exists/") {
 		t.Errorf("a failure for another reason was accepted (why %q)", why)
 	}
-	if ok, _ := b.FailsForTheRightReason("SMOKE-001", "anything"); !ok {
-		t.Error("a check without a declared reason must accept any failure")
+	if ok, why := b.FailsForTheRightReason("SMOKE-001", "anything"); ok || !strings.Contains(why, "declares no reason for failing SMOKE-001") {
+		t.Errorf("a failure without a declared reason was accepted (why %q)", why)
+	}
+	// The library refuses such a binding before anything runs.
+	b.MustFail = append(b.MustFail, "ENV-008@>=3.0.0")
+	if got := b.undeclared(); len(got) != 1 || got[0] != "ENV-008" {
+		t.Errorf("undeclared = %v, want [ENV-008]", got)
 	}
 }
 

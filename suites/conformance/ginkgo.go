@@ -29,6 +29,10 @@ type Config struct {
 	LabelFilter string
 	// Checks defaults to All().
 	Checks []Check
+	// Repeat, above 1, runs each check that many times in a row (Ginkgo's
+	// MustPassRepeatedly), to reproduce a flake: the first failing attempt
+	// ends it, and its result says which attempt (Result.Attempts).
+	Repeat int
 	// Record receives each conformance result as its spec finishes, and
 	// RecordSelfTest each witness outcome: an interrupted run keeps them.
 	Record         func(v1alpha1.Result)
@@ -119,6 +123,11 @@ func Register(cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("--label-filter %q: %w", cfg.LabelFilter, err)
 	}
+	for _, b := range cfg.Bindings {
+		if ids := b.undeclared(); len(ids) > 0 {
+			return fmt.Errorf("witness %s must fail %v without saying how: give each a pattern of its reason (FailsWith)", b.Name, ids)
+		}
+	}
 	specs := map[specKey]specInfo{}
 	ginkgo.Describe(treeName, func() {
 		if cfg.Upgrade != nil {
@@ -143,7 +152,11 @@ func Register(cfg Config) error {
 					}
 					leaf := c.ID + ": " + c.Title
 					specs[specKey{b.Name, "", leaf}] = specInfo{binding: b, check: c}
-					ginkgo.It(leaf, ginkgo.Label(c.Labels()...), ginkgo.SpecTimeout(CheckTimeout), func(ctx ginkgo.SpecContext) { runCheck(ctx, cfg.Env(), b, c) })
+					decorations := []any{ginkgo.Label(c.Labels()...), ginkgo.SpecTimeout(CheckTimeout)}
+					if cfg.Repeat > 1 {
+						decorations = append(decorations, ginkgo.MustPassRepeatedly(cfg.Repeat))
+					}
+					ginkgo.It(leaf, append(decorations, func(ctx ginkgo.SpecContext) { runCheck(ctx, cfg.Env(), b, c) })...)
 				}
 			})
 		}

@@ -59,16 +59,31 @@ func (b Binding) ChangesArgoCD() bool {
 }
 
 // FailsForTheRightReason says whether a witness's failure of check id
-// (message msg) is the one it declares; with no declaration, any is.
+// (message msg) is the one it declares; with no declaration, none is: a
+// failure for an unnamed reason proves nothing (Register refuses such a
+// binding before anything runs).
 func (b Binding) FailsForTheRightReason(id, msg string) (bool, string) {
 	re := b.FailsWith[id]
 	if re == nil {
-		return true, ""
+		return false, fmt.Sprintf("failed, but the witness declares no reason for failing %s (failsWith): a failure proves nothing without one", id)
 	}
 	if re.MatchString(msg) {
 		return true, ""
 	}
 	return false, fmt.Sprintf("failed, but not for the reason the witness declares (its message must match /%s/)", re)
+}
+
+// undeclared lists the checks a witness must fail without saying how
+// (FailsWith): a binding the library refuses.
+func (b Binding) undeclared() []string {
+	var out []string
+	for _, m := range b.MustFail {
+		id, _, _ := strings.Cut(m, "@")
+		if b.Witness && b.FailsWith[id] == nil {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // Has says whether the binding provides the roles of a check: every one of

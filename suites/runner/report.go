@@ -142,7 +142,11 @@ func TearDown(ctx context.Context, env *environment.Environment, rep *v1alpha1.C
 
 // PrintResult is a check's line in the run's output.
 func PrintResult(w io.Writer, r v1alpha1.Result) {
-	fmt.Fprintf(w, "check %-10s %-13s %5.1fs  %s\n", r.ID, r.State, r.DurationSeconds, r.Title)
+	attempts := ""
+	if r.Attempts > 1 {
+		attempts = fmt.Sprintf(" (%d attempts)", r.Attempts)
+	}
+	fmt.Fprintf(w, "check %-10s %-13s %5.1fs  %s%s\n", r.ID, r.State, r.DurationSeconds, r.Title, attempts)
 }
 
 // WriteReport reads the results recorded under reportDir into rep, decides
