@@ -68,7 +68,7 @@ CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance certify upgrade matrix upstream test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help
+.PHONY: all conformance certify upgrade matrix upstream test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs
 
 all: build
 
@@ -140,6 +140,15 @@ upgrade: tools plugin-images
 ## certify: the plugin profile on one plugin image and its samples (cmp-conformance certify --help).
 certify: tools plugin-images
 	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --image $(CERTIFY_IMAGE) --samples $(CERTIFY_SAMPLES) --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+
+## docs: write the generated reference pages (docs/checks.md; TestPagesAreCurrent fails
+## when one is stale) and, given SCREENSHOT_OF=<a report.json>, docs/report-html.png of
+## that report as headless Chromium shows it.
+docs:
+	$(GO) test -count=1 ./docs -update
+	@if [ -n "$(SCREENSHOT_OF)" ]; then \
+	  CMP_CONFORMANCE_REQUIRE_CHROMIUM=1 CMP_CONFORMANCE_SCREENSHOT_OF=$(abspath $(SCREENSHOT_OF)) CMP_CONFORMANCE_SCREENSHOT_DIR=$(abspath docs) \
+	    $(GO) test -count=1 -run TestHTMLInChromium ./reports; fi
 
 ## test: unit tests, then the end-to-end self-tests (every check against its broken witnesses).
 test: unit selftest selftest-upgrade selftest-certify examples upstream

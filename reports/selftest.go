@@ -3,7 +3,6 @@ package reports
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -178,18 +177,6 @@ func writeSelfTest(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 	b.WriteString("## Self-test against broken witnesses\n\n")
 	fmt.Fprintf(b, "%d checks proven to fail against %d witnesses; %d mismatches\n\n", s.ChecksProven, s.Witnesses, s.Mismatches)
 	writeProvisionalSelfTest(b, r, s, rows)
-	forged := map[string]string{}
-	for _, st := range rows {
-		if st.ForgedRecord != "" {
-			forged[st.Witness] = st.ForgedRecord
-		}
-	}
-	for _, w := range slices.Sorted(maps.Keys(forged)) {
-		fmt.Fprintf(b, "- **%s** writes a false record of what it received instead of misbehaving as a plugin would (%s): its proofs (marked †) show the check's comparison, not that a platform at fault is caught.\n", w, cell(forged[w]))
-	}
-	if len(forged) > 0 {
-		b.WriteString("\n")
-	}
 	hops := anyHop(rows, func(st v1alpha1.SelfTestResult) string { return st.Hop })
 	if hops {
 		b.WriteString("| Check | Hop | Witness | Expected | Observed | OK |\n|---|---|---|---|---|---|\n")
@@ -212,9 +199,6 @@ func writeSelfTest(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 		}
 		if hops {
 			check += " | " + cell(st.Hop)
-		}
-		if st.ForgedRecord != "" {
-			ok += " †"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", check, cell(st.Witness), cell(st.Expected),
 			stateWord(st.Observed), ok)

@@ -381,20 +381,27 @@ func TestProvenExcludesChecksFailingOnTheReference(t *testing.T) {
 	}
 }
 
-func TestSummaryMarksForgedRecords(t *testing.T) {
+// A Provisional check's row left unjudged reads "not judged" with why, in
+// summary.md and report.html alike, never "yes".
+func TestUnjudgedRowsSaySo(t *testing.T) {
 	r := &v1alpha1.ConformanceReport{
-		Results: []v1alpha1.Result{leveled("ENV-002", v1alpha1.LevelCore, v1alpha1.StatePassed)},
-		SelfTest: []v1alpha1.SelfTestResult{{CheckID: "ENV-002", Witness: "broken/drops-env", Expected: "fail", Observed: v1alpha1.StateFailed, OK: true,
-			ForgedRecord: "it records an environment without parameters"}}}
+		Results: []v1alpha1.Result{leveled("ANN-008", v1alpha1.LevelProvisional, v1alpha1.StateFailed)},
+		SelfTest: []v1alpha1.SelfTestResult{{CheckID: "ANN-008", Witness: "broken/dynamic-nameless", Expected: "fail", Observed: v1alpha1.StateFailed, OK: true, Provisional: true}}}
 	Finalize(r)
 	md := renderSummary(r)
-	for _, want := range []string{"**broken/drops-env** writes a false record", "it records an environment without parameters", "| ENV-002 | broken/drops-env | fail | failed | yes † |"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("summary.md lacks %q:\n%s", want, md)
-		}
+	if want := "| ANN-008 (Provisional) | broken/dynamic-nameless | fail | failed | not judged |"; !strings.Contains(md, want) {
+		t.Errorf("summary.md lacks %q:\n%s", want, md)
 	}
 	page, err := renderHTML(r)
-	if err != nil || !strings.Contains(string(page), `title="the witness forges its record: it records an environment without parameters">†</span>`) {
-		t.Errorf("report.html does not mark the forged proof (%v)", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`ANN-008 <small>(Provisional)</small>`, `>not judged</span>`, `title="the reference plugins fail ANN-008 too`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), `s-passed">yes`) {
+		t.Error("report.html shows an unjudged row as proven (yes)")
 	}
 }

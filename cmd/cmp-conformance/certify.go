@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/certify"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
@@ -154,5 +155,5 @@ func planCertify(root string, s *certifySubject, selfTest bool) (*pluginPlan, er
 	if root == "" {
 		return nil, errors.New("--self-test needs the repository checkout (plugins/broken)")
 	}
-	return plan, plan.addWitnesses(root, profilePlugin)
+	return plan, plan.addWitnesses(root, plugins.ProfilePlugin)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/runner"
 )
 
@@ -73,7 +74,7 @@ func envUp(f *envFlags, clusterOnly bool) error {
 	} else if note != "" {
 		fmt.Fprintln(os.Stderr, "note:", note)
 	}
-	plan, path, err := f.prepare(ctx, false, profileCatalogue)
+	plan, path, err := f.prepare(ctx, false, plugins.ProfileCatalogue)
 	if err != nil {
 		return err
 	}

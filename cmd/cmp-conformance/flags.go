@@ -18,6 +18,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -49,7 +50,7 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing (never one that runs an Argo CD you keep: see --allow-existing-argocd)")
 	fl.StringVar(&f.output, "output", "_output", "folder for reports (<output>/reports/<run-id>), plugin programs and environment state")
 	fl.IntVar(&f.portBase, "port-base", 18080, "first of the 127.0.0.1 ports a run listens on: Argo CD and its git server base..base+8, plugin services from base+10, the embedded cluster base+40..base+45")
-	fl.StringArrayVar(&f.plugins, "plugin", nil, "ROLE=DIR: run the checks of ROLE against the plugin in DIR (a folder with plugin.yaml); roles: "+roles())
+	fl.StringArrayVar(&f.plugins, "plugin", nil, "ROLE=DIR: run the checks of ROLE against the plugin in DIR (a folder with plugin.yaml); roles: "+plugins.RoleList())
 	fl.StringArrayVar(&f.images, "plugin-image", nil, "ROLE=IMAGE: run the checks of ROLE against the plugin image IMAGE as it ships (present on this machine: nothing is pulled), run as Argo CD's documented sidecar (argocd-cmp-server of the version as entrypoint, uid 999); its plugin.yaml is read from "+pluginimage.ConfigPath)
 	fl.StringArrayVar(&f.pluginPath, "plugin-path", nil, "folder of programs your plugin.yaml commands name (put first on the plugin's PATH)")
 	fl.BoolVar(&f.noDownload, "no-download", false, "never download release binaries (build from source)")
@@ -113,8 +114,8 @@ func (f *envFlags) usage() error {
 		return err
 	}
 	for _, role := range slices.Sorted(maps.Keys(dirs)) {
-		if _, ok := referencePlugins()[conformance.Role(role)]; !ok {
-			return fmt.Errorf("--plugin %s=...: unknown role %q (roles: %s)", role, role, roles())
+		if _, ok := plugins.Reference()[conformance.Role(role)]; !ok {
+			return fmt.Errorf("--plugin %s=...: unknown role %q (roles: %s)", role, role, plugins.RoleList())
 		}
 		if _, err := os.Stat(filepath.Join(dirs[role], "plugin.yaml")); err != nil {
 			return fmt.Errorf("--plugin %s=%s: want a folder with the plugin's plugin.yaml: %w", role, dirs[role], err)
@@ -184,7 +185,7 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 	root, rootErr := repoRoot()
 	if rootErr != nil {
 		root = ""
-		if f.certify == nil && len(overrides)+len(images) < len(referencePlugins()) {
+		if f.certify == nil && len(overrides)+len(images) < len(plugins.Reference()) {
 			return nil, nil, rootErr
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/nodeimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 )
 
 // referenceImageTag is the tag `images build` gives plugins/<folder>.
@@ -172,7 +173,7 @@ func stage(files map[string]string) (string, error) {
 // buildWitnessImages builds the images of witnesses that ship as one, from
 // the programs in bin. A share of a parallel run finds them built by its
 // parent (shared is true) and only checks they are there.
-func buildWitnessImages(ctx context.Context, builds []imageBuild, bin string, shared bool) error {
+func buildWitnessImages(ctx context.Context, builds []plugins.ImageBuild, bin string, shared bool) error {
 	if len(builds) == 0 {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -23,8 +24,8 @@ func (f *envFlags) pluginImages() (map[string]string, error) {
 		if !ok || role == "" || ref == "" {
 			return nil, fmt.Errorf("--plugin-image %q: want ROLE=IMAGE, e.g. parameterized=my-plugin:1.0", p)
 		}
-		if _, ok := referencePlugins()[conformance.Role(role)]; !ok {
-			return nil, fmt.Errorf("--plugin-image %s=...: unknown role %q (roles: %s)", role, role, roles())
+		if _, ok := plugins.Reference()[conformance.Role(role)]; !ok {
+			return nil, fmt.Errorf("--plugin-image %s=...: unknown role %q (roles: %s)", role, role, plugins.RoleList())
 		}
 		if role == string(conformance.RoleService) && !environment.InCluster(f.runtime) {
 			return nil, fmt.Errorf("--plugin-image %s=...: the %s role serves a plugin over the network, which runs from an image in a cluster only (a Deployment and a Service, on kind or existing); on the %s runtime it runs as processes of this host: drop the flag, or use --runtime kind", role, role, f.runtime)

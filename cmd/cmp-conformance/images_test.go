@@ -15,6 +15,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -81,7 +82,7 @@ func TestPluginImageMissingIsAUsageError(t *testing.T) {
 // and in what the run starts; witnesses keep theirs.
 func TestReplaceBindsTheImageToItsRole(t *testing.T) {
 	root := fakeRepo(t, twoWitnesses)
-	plan, err := planPlugins(root, nil, true, profileCatalogue)
+	plan, err := planPlugins(root, nil, true, plugins.ProfileCatalogue)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -239,7 +240,7 @@ func TestPrefixLines(t *testing.T) {
 // spec lands in exactly one share, the shares are deterministic and
 // balanced (longest first is within 4/3 of the best possible).
 func TestShareRealCatalogue(t *testing.T) {
-	plan, err := planPlugins(checkoutRoot(t), nil, true, profileCatalogue)
+	plan, err := planPlugins(checkoutRoot(t), nil, true, plugins.ProfileCatalogue)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -39,7 +40,7 @@ func writeFile(t *testing.T, path, body string) {
 func fakeRepo(t *testing.T, witnesses map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
-	for role, rel := range referencePlugins() {
+	for role, rel := range plugins.Reference() {
 		writeFile(t, filepath.Join(root, rel, "plugin.yaml"), pluginYAML("cmp-"+string(role)))
 	}
 	for name, w := range witnesses {
@@ -57,7 +58,7 @@ var twoWitnesses = map[string]string{
 
 func TestPlanPluginsConformanceOnly(t *testing.T) {
 	root := fakeRepo(t, twoWitnesses)
-	plan, err := planPlugins(root, nil, false, profileCatalogue)
+	plan, err := planPlugins(root, nil, false, plugins.ProfileCatalogue)
 	if err != nil {
 		t.Fatalf("planPlugins: %v", err)
 	}
@@ -69,7 +70,7 @@ func TestPlanPluginsConformanceOnly(t *testing.T) {
 		t.Errorf("binding = %s witness=%v mustFail=%v, want conformance, not a witness", b.Name, b.Witness, b.MustFail)
 	}
 	sub, ok := b.Subjects[conformance.RolePlain]
-	if !ok || sub.Role != conformance.RolePlain || sub.Plugin.Name != "cmp-plain" || len(b.Subjects) != len(referencePlugins()) {
+	if !ok || sub.Role != conformance.RolePlain || sub.Plugin.Name != "cmp-plain" || len(b.Subjects) != len(plugins.Reference()) {
 		t.Errorf("subjects = %+v, want plain bound to cmp-plain", b.Subjects)
 	}
 	if want := referenceDirs(root); !slices.Equal(plan.Dirs, want) {
@@ -79,7 +80,7 @@ func TestPlanPluginsConformanceOnly(t *testing.T) {
 
 func TestPlanPluginsSelfTest(t *testing.T) {
 	root := fakeRepo(t, twoWitnesses)
-	plan, err := planPlugins(root, nil, true, profileCatalogue)
+	plan, err := planPlugins(root, nil, true, plugins.ProfileCatalogue)
 	if err != nil {
 		t.Fatalf("planPlugins: %v", err)
 	}
@@ -134,7 +135,7 @@ func TestPlanPluginsErrors(t *testing.T) {
 			if root == "fake" {
 				root = fakeRepo(t, tt.witnesses)
 			}
-			plan, err := planPlugins(root, tt.overrides, tt.selfTest, profileCatalogue)
+			plan, err := planPlugins(root, tt.overrides, tt.selfTest, plugins.ProfileCatalogue)
 			if err == nil {
 				t.Fatalf("planPlugins succeeded (%+v), want an error", plan)
 			}
@@ -150,7 +151,7 @@ func TestPlanPluginsOverride(t *testing.T) {
 	mine := t.TempDir()
 	writeFile(t, filepath.Join(mine, "plugin.yaml"), pluginYAML("my-plugin"))
 	for _, r := range []string{root, ""} { // with and without a checkout
-		plan, err := planPlugins(r, map[string]string{"plain": mine}, false, profileCatalogue)
+		plan, err := planPlugins(r, map[string]string{"plain": mine}, false, plugins.ProfileCatalogue)
 		if err != nil {
 			t.Fatalf("root %q: planPlugins: %v", r, err)
 		}
@@ -162,11 +163,11 @@ func TestPlanPluginsOverride(t *testing.T) {
 		want := []string{mine}
 		if r != "" {
 			want = nil
-			for _, role := range sortedRoles() {
+			for _, role := range plugins.Roles() {
 				if role == conformance.RolePlain {
 					want = append(want, mine)
 				} else {
-					want = append(want, filepath.Join(r, referencePlugins()[role]))
+					want = append(want, filepath.Join(r, plugins.Reference()[role]))
 				}
 			}
 		}
@@ -289,8 +290,8 @@ func TestPluginOverrides(t *testing.T) {
 // referenceDirs are the reference plugin folders in the order planPlugins loads them.
 func referenceDirs(root string) []string {
 	var out []string
-	for _, r := range sortedRoles() {
-		out = append(out, filepath.Join(root, referencePlugins()[r]))
+	for _, r := range plugins.Roles() {
+		out = append(out, filepath.Join(root, plugins.Reference()[r]))
 	}
 	return out
 }
@@ -301,7 +302,7 @@ func TestPlanPluginsServiceRole(t *testing.T) {
 	root := fakeRepo(t, map[string]string{
 		"cut": "role: service\nbridge: [cmp-broken-bridge, --fault, truncate]\nmustFail: [SVC-001]\nfailsWith: {SVC-001: EOF}\n",
 	})
-	plan, err := planPlugins(root, nil, true, profileCatalogue)
+	plan, err := planPlugins(root, nil, true, plugins.ProfileCatalogue)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/runner"
 )
@@ -17,7 +18,7 @@ func TestDescribeEnvironmentWithoutEnvironment(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	plan, err := planPlugins(root, nil, false, profileCatalogue)
+	plan, err := planPlugins(root, nil, false, plugins.ProfileCatalogue)
 	if err != nil {
 		t.Fatal(err)
 	}

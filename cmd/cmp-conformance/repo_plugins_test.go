@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -41,16 +42,16 @@ func TestRepoRoot(t *testing.T) {
 // witness loads, names checks that exist and use its role, and says why.
 func TestRepositoryWitnesses(t *testing.T) {
 	root := checkoutRoot(t)
-	plan, err := planPlugins(root, nil, true, profileCatalogue)
+	plan, err := planPlugins(root, nil, true, plugins.ProfileCatalogue)
 	if err != nil {
 		t.Fatalf("planPlugins(self-test) on the checkout: %v", err)
 	}
-	upgrade, err := planPlugins(root, nil, true, profileUpgrade)
+	upgrade, err := planPlugins(root, nil, true, plugins.ProfileUpgrade)
 	if err != nil {
 		t.Fatalf("planPlugins(self-test, upgrade) on the checkout: %v", err)
 	}
 	certify := &pluginPlan{}
-	if err := certify.addWitnesses(root, profilePlugin); err != nil {
+	if err := certify.addWitnesses(root, plugins.ProfilePlugin); err != nil {
 		t.Fatalf("the witnesses of profile plugin: %v", err)
 	}
 	files, err := filepath.Glob(filepath.Join(root, "plugins", "broken", "*", "witness.yaml"))
@@ -71,7 +72,7 @@ func TestRepositoryWitnesses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var w witness
+		var w plugins.Witness
 		if err := yaml.UnmarshalStrict(data, &w); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -137,8 +138,8 @@ func TestRepositoryPlugins(t *testing.T) {
 			dirs = append(dirs, filepath.Dir(f))
 		}
 	}
-	if !slices.Contains(dirs, filepath.Join(root, referencePlugins()[conformance.RolePlain])) {
-		t.Fatalf("the reference plugin %s is not among %v", referencePlugins()[conformance.RolePlain], dirs)
+	if !slices.Contains(dirs, filepath.Join(root, plugins.Reference()[conformance.RolePlain])) {
+		t.Fatalf("the reference plugin %s is not among %v", plugins.Reference()[conformance.RolePlain], dirs)
 	}
 	sockets := map[string]string{}
 	for _, dir := range dirs {

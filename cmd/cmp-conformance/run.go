@@ -19,6 +19,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -213,12 +214,12 @@ func run(f *runFlags) error {
 		return err
 	}
 	reportDir := filepath.Join(out, "reports", runID)
-	profile := profileCatalogue
+	profile := plugins.ProfileCatalogue
 	if f.certify != nil {
-		profile = profilePlugin
+		profile = plugins.ProfilePlugin
 	}
 	if path != nil {
-		profile = profileUpgrade
+		profile = plugins.ProfileUpgrade
 	}
 	rep := runner.NewReport(runID, f.runtime, profile, started)
 	rep.Metadata.LabelFilter = f.labelFilter

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
@@ -114,7 +115,7 @@ func pastTimings(reportsDir, version, except string) map[string]float64 {
 // ofCatalogue says whether r is a catalogue run's report: upgrade and
 // certify runs time other checks.
 func ofCatalogue(r *v1alpha1.ConformanceReport) bool {
-	return r != nil && (r.Profile == "" || r.Profile == profileCatalogue)
+	return r != nil && (r.Profile == "" || r.Profile == plugins.ProfileCatalogue)
 }
 
 func readReport(file string) *v1alpha1.ConformanceReport {

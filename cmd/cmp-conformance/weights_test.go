@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -42,7 +43,7 @@ func TestPastTimings(t *testing.T) {
 	writeTestReport(t, dir, "20260103-000000-cccc", v1alpha1.ConformanceReport{Environment: at("v2.14.21"),
 		Results: []v1alpha1.Result{{ID: "SMOKE-001", State: v1alpha1.StatePassed, DurationSeconds: 99}, {ID: "HELM-001", State: v1alpha1.StatePassed, DurationSeconds: 20}}})
 	// Newest: an upgrade run (the last of make test) says nothing of the catalogue.
-	writeTestReport(t, dir, "20260104-000000-dddd", v1alpha1.ConformanceReport{Environment: at("v3.6.1"), Profile: profileUpgrade,
+	writeTestReport(t, dir, "20260104-000000-dddd", v1alpha1.ConformanceReport{Environment: at("v3.6.1"), Profile: plugins.ProfileUpgrade,
 		Results: []v1alpha1.Result{{ID: "SMOKE-001", State: v1alpha1.StatePassed, DurationSeconds: 500}}})
 	// The run itself, and a broken report, are left out.
 	writeTestReport(t, dir, "20260105-000000-eeee", v1alpha1.ConformanceReport{Environment: at("v3.6.1"),

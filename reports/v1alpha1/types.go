@@ -336,11 +336,6 @@ type SelfTestResult struct {
 	Hop string `json:"hop,omitempty"`
 	// Steps are what the check did against the witness, in order.
 	Steps []Step `json:"steps,omitempty"`
-	// ForgedRecord, when set, says the witness does not misbehave as a
-	// plugin would but writes a false record of what it received (the ENV
-	// checks can only read such a record): the proof shows the check's
-	// comparison, not that a platform dropping or mangling input is caught.
-	ForgedRecord string `json:"forgedRecord,omitempty"`
 	// Provisional says the check is of level Provisional: it encodes
 	// documented behaviour released Argo CD diverges from, and fails on the
 	// reference plugins while the divergence holds. Such a result is judged

@@ -395,7 +395,7 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 			ok, msg = false, why+": "+msg
 		}
 		cfg.RecordSelfTest(v1alpha1.SelfTestResult{CheckID: info.check.ID, Witness: info.binding.Name, Expected: want,
-			Observed: state, OK: ok, Message: msg, DurationSeconds: checkSeconds(r), Hop: info.hop, Steps: steps(r), ForgedRecord: forged(info.binding, want),
+			Observed: state, OK: ok, Message: msg, DurationSeconds: checkSeconds(r), Hop: info.hop, Steps: steps(r),
 			// Judged at the end against the reference (reports.Finalize),
 			// which a parallel run may have recorded in another process.
 			Provisional: info.check.Level == Provisional})
@@ -439,14 +439,6 @@ func features(c Check) []string {
 	return out
 }
 
-// forged is the witness's ForgedRecord for a row it must fail: only there
-// does a proof rest on the record.
-func forged(b Binding, want string) string {
-	if want == "fail" {
-		return b.ForgedRecord
-	}
-	return ""
-}
 
 // steps are the spec's By steps, timed from its start: the check's log.
 func steps(r ginkgo.SpecReport) []v1alpha1.Step {

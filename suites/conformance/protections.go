@@ -36,7 +36,7 @@ import (
 var linksLeaving = Check{
 	ID:    "LINK-002",
 	Title: "a symlink whose target leaves the repository (absolute, or ../..) is refused with an error, and the plugin never reads what it points to (CVE-2022-24904)",
-	Area:  Security, Level: Core, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFiles},
+	Area:  Files, Level: Core, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFiles},
 	Upstream: []string{"argoproj/argo-cd#24145"},
 	Test: func(ctx context.Context, s *Suite) {
 		secret, outside := outsideCanary()
@@ -52,7 +52,7 @@ const symlinkedParentDepth = 40
 var linksThroughParent = Check{
 	ID:    "LINK-003",
 	Title: "a symlink whose target leaves the repository through a symlinked parent (lexically inside, resolved outside) is refused with an error, and the plugin never reads what it points to",
-	Area:  Security, Level: Provisional, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFiles},
+	Area:  Files, Level: Provisional, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFiles},
 	Upstream: []string{"argoproj/argo-cd#24145", "argoproj/argo-cd#9843"},
 	Test: func(ctx context.Context, s *Suite) {
 		secret, outside := outsideCanary()

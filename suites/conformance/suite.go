@@ -38,9 +38,6 @@ type Binding struct {
 	// precondition that broke, a timeout elsewhere) proves nothing and is a
 	// mismatch.
 	FailsWith map[string]*regexp.Regexp
-	// ForgedRecord says why a witness's proofs rest on a record it forges
-	// (empty: it misbehaves as a plugin would).
-	ForgedRecord string
 	// Certification holds the subject's samples in a certify binding.
 	Certification *Certification
 	// RepoServerSettings (ARGOCD_*=value) are set on the repo-server while

@@ -183,3 +183,19 @@ var InstalledCannot = map[dsl.Ability]string{
 	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
 	dsl.AbilityGitCredentials:  "the git server's credentialed listeners are on this host's 127.0.0.1; the cluster's pods reach only the plain HTTP server beside the cluster (kind) or through the relay (existing)",
 }
+
+// RuntimeLacks is, per runtime, what it cannot give the checks even when
+// set up as `make conformance` sets it up, each with why (a condition in
+// the words where it depends on the machine or the flags): the reference
+// pages name the runtimes that cannot run a check from it.
+func RuntimeLacks() map[string]map[dsl.Ability]string {
+	existing := maps.Clone(InstalledCannot)
+	existing[dsl.AbilityPluginLeftovers] = "what a plugin's container changed is read from its node, and a cluster you give has no node this host can look into"
+	existing[dsl.AbilityPluginFiles] = "without a debug image (busybox-static installed) no ephemeral container can look into a plugin's container"
+	existing[dsl.AbilityPluginServices] = "without --plugin-image service=IMAGE no plugin served over the network runs in the cluster"
+	return map[string]map[dsl.Ability]string{
+		"embedded": {dsl.AbilityPodShm: "only where the kernel cannot make an idmapped mount (the run's notes say so)"},
+		"kind":     maps.Clone(InstalledCannot),
+		"existing": existing,
+	}
+}

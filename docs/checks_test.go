@@ -1,0 +1,37 @@
+package docs
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "write the generated pages instead of comparing them")
+
+// TestPagesAreCurrent fails when a generated page differs from what the
+// code makes of it now; `make docs` (go test ./docs -update) writes them.
+func TestPagesAreCurrent(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]func(string) ([]byte, error){"checks.md": ChecksPage}
+	for name, page := range pages {
+		want, err := page(root)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if *update {
+			if err := os.WriteFile(name, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(name)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("docs/%s is stale (or missing: %v): run `make docs` and commit it", name, err)
+		}
+	}
+}
