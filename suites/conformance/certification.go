@@ -14,6 +14,7 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
@@ -67,6 +68,29 @@ type Sample struct {
 	// key). A plugin with provideGitCreds obtains those credentials; every
 	// check that uses the sample uses its access.
 	Access string `json:"access,omitempty"`
+	// OperatorStatus is, for custom resources the sample creates whose
+	// health their operator writes (an operator no run has), the status
+	// that operator would write: PLUG-002 writes it onto each matching
+	// live object, and Argo CD judges the object's health from it.
+	OperatorStatus []OperatorStatus `json:"operatorStatus,omitempty"`
+}
+
+// OperatorStatus is the status an operator would write on the custom
+// resources of one kind (of one name, when Name is set).
+type OperatorStatus struct {
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Name       string         `json:"name,omitempty"`
+	Status     map[string]any `json:"status"`
+}
+
+// Matches says whether o is for the live object of r.
+func (o OperatorStatus) Matches(r v1alpha1.ResourceStatus) bool {
+	gv := r.Version
+	if r.Group != "" {
+		gv = r.Group + "/" + r.Version
+	}
+	return o.APIVersion == gv && o.Kind == r.Kind && (o.Name == "" || o.Name == r.Name)
 }
 
 // Sample access values and what they mean to the DSL.
@@ -178,6 +202,9 @@ func (c *Certification) validate() error {
 			params[p.Name] = true
 		}
 		errs = append(errs, reachesProblem(where, s))
+		for j, o := range s.OperatorStatus {
+			errs = append(errs, o.problem(fmt.Sprintf("%s.operatorStatus[%d]", where, j)))
+		}
 		if _, ok := sampleAccess[s.Access]; !ok {
 			errs = append(errs, fmt.Errorf("%s.access is %q: want https or ssh (or leave it out for plain HTTP)", where, s.Access))
 		}
@@ -356,6 +383,17 @@ samples:
     # and every sample is also served so, the credentials looked for in all
     # your plugin makes (PLUG-013).
     # access: https
+    # Custom resources whose health their operator writes (Argo CD has a
+    # health check for many: cert-manager, Argo Rollouts, Crossplane ...):
+    # no operator runs here, so give the status it would write once the
+    # resource is ready; PLUG-002 writes it and Argo CD judges it. Left out,
+    # such a resource is observed and not held against your plugin.
+    # operatorStatus:
+    #   - apiVersion: cert-manager.io/v1
+    #     kind: Certificate
+    #     name: web            # all of the kind when left out
+    #     status:
+    #       conditions: [{type: Ready, status: "True"}]
 # Folders your plugin's discovery must not claim, beyond a plain YAML folder
 # (Argo CD's own Directory type, which no plugin may take):
 # foreign:
@@ -374,3 +412,19 @@ samples:
 # installed without a command). The report records which.
 # entrypoint: image
 `
+
+// problem says what is wrong with an operatorStatus entry, or nil.
+func (o OperatorStatus) problem(where string) error {
+	gv, err := schema.ParseGroupVersion(o.APIVersion)
+	switch {
+	case err != nil || !strings.Contains(o.APIVersion, "/") || gv.Version == "":
+		return fmt.Errorf("%s.apiVersion %q: give the custom resource's group/version, e.g. cert-manager.io/v1", where, o.APIVersion)
+	case o.Kind == "":
+		return fmt.Errorf("%s.kind: give the custom resource's kind, e.g. Certificate", where)
+	case builtIn[gv.Group]:
+		return fmt.Errorf("%s: %s %s is served by Kubernetes' own controllers, not an operator: operatorStatus is for custom resources", where, o.APIVersion, o.Kind)
+	case len(o.Status) == 0:
+		return fmt.Errorf("%s.status is empty: give the status its operator writes when the resource is ready (its conditions, phase ...)", where)
+	}
+	return nil
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 )
 
@@ -31,6 +33,10 @@ func TestLoadCertification(t *testing.T) {
 		{name: "time budget not a duration", file: head + "samples: [{name: a, path: samples/basic}]\ntimeBudget: soon\n", want: "does not parse"},
 		{name: "unknown access", file: head + "samples: [{name: a, path: samples/basic, access: ftp}]\n", want: `samples[0].access is "ftp": want https or ssh`},
 		{name: "unknown entrypoint", file: head + "samples: [{name: a, path: samples/basic}]\nentrypoint: shell\n", want: `entrypoint "shell": give argocd`},
+		{name: "operator status of a built-in kind", file: head + "samples: [{name: a, path: samples/basic, operatorStatus: [{apiVersion: apps/v1, kind: Deployment, status: {ready: 1}}]}]\n", want: "operatorStatus[0]: apps/v1 Deployment is served by Kubernetes' own controllers"},
+		{name: "operator status without a version", file: head + "samples: [{name: a, path: samples/basic, operatorStatus: [{apiVersion: cert-manager.io, kind: Certificate, status: {a: 1}}]}]\n", want: "operatorStatus[0].apiVersion"},
+		{name: "operator status without a kind", file: head + "samples: [{name: a, path: samples/basic, operatorStatus: [{apiVersion: cert-manager.io/v1, status: {a: 1}}]}]\n", want: "operatorStatus[0].kind"},
+		{name: "empty operator status", file: head + "samples: [{name: a, path: samples/basic, operatorStatus: [{apiVersion: cert-manager.io/v1, kind: Certificate}]}]\n", want: "operatorStatus[0].status is empty"},
 		{name: "bad error pattern", file: head + "samples: [{name: a, path: samples/basic}]\nfailing: {path: samples/basic, error: 'a('}\n", want: "failing.error"},
 	}
 	for _, tt := range tests {
@@ -81,5 +87,26 @@ func TestCertificationStarterLoads(t *testing.T) {
 	}
 	if _, err := LoadCertification(file); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestOperatorStatusMatches(t *testing.T) {
+	cert := v1alpha1.ResourceStatus{Group: "cert-manager.io", Version: "v1", Kind: "Certificate", Name: "web"}
+	for _, tt := range []struct {
+		o    OperatorStatus
+		want bool
+	}{
+		{OperatorStatus{APIVersion: "cert-manager.io/v1", Kind: "Certificate"}, true},
+		{OperatorStatus{APIVersion: "cert-manager.io/v1", Kind: "Certificate", Name: "web"}, true},
+		{OperatorStatus{APIVersion: "cert-manager.io/v1", Kind: "Certificate", Name: "api"}, false},
+		{OperatorStatus{APIVersion: "cert-manager.io/v1alpha2", Kind: "Certificate"}, false},
+		{OperatorStatus{APIVersion: "cert-manager.io/v1", Kind: "Issuer"}, false},
+	} {
+		if got := tt.o.Matches(cert); got != tt.want {
+			t.Errorf("%+v matches %+v: %v, want %v", tt.o, cert, got, tt.want)
+		}
+	}
+	if !(OperatorStatus{APIVersion: "v1", Kind: "ConfigMap"}).Matches(v1alpha1.ResourceStatus{Version: "v1", Kind: "ConfigMap"}) {
+		t.Error("a core-group apiVersion does not match")
 	}
 }

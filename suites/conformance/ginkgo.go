@@ -439,7 +439,6 @@ func features(c Check) []string {
 	return out
 }
 
-
 // steps are the spec's By steps, timed from its start: the check's log.
 func steps(r ginkgo.SpecReport) []v1alpha1.Step {
 	var out []v1alpha1.Step

@@ -9,6 +9,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/gitops-engine/pkg/health"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-conformance/cmp-conformance/clusters/kwok"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
@@ -18,9 +19,13 @@ import (
 // Healthy, resource by resource, naming each that is not with Argo CD's
 // health message. A resource whose health needs a controller this cluster
 // does not run (clusterLacks) is not held against the plugin: it is kept in
-// cluster (what, and why) for the check to observe. A resource the
-// cluster's controllers serve but that stays unhealthy is the plugin's.
-func resourcesHealthy(runtime string, cluster map[string]string) dsl.Expectation {
+// cluster (what, and why) for the check to observe. A custom resource the
+// sample gives its operator's status for (statuses) gets that status
+// written once, as its operator would write it, and is then judged as any
+// other. A resource the cluster's controllers serve but that stays
+// unhealthy is the plugin's.
+func resourcesHealthy(runtime string, cluster map[string]string, statuses []OperatorStatus) dsl.Expectation {
+	written := map[types.UID]bool{}
 	return func(c *dsl.Consequences) (dsl.State, string) {
 		app, err := c.App()
 		if err != nil {
@@ -47,6 +52,17 @@ func resourcesHealthy(runtime string, cluster map[string]string) dsl.Expectation
 				waiting = append(waiting, what+": "+err.Error())
 				continue
 			}
+			if i := slices.IndexFunc(statuses, func(o OperatorStatus) bool { return o.Matches(r) }); i >= 0 {
+				if !written[live.GetUID()] {
+					if err := c.WriteStatus(live, statuses[i].Status); err != nil {
+						return dsl.Pending, fmt.Sprintf("writing the operator's status (certify.yaml operatorStatus) on %s %s: %v", r.Kind, resourceName(r), err)
+					}
+					written[live.GetUID()] = true
+					observe("%s %s: wrote the status its operator would write (certify.yaml operatorStatus)", r.Kind, resourceName(r))
+				}
+				waiting = append(waiting, what+" (with the status certify.yaml gives its operator)")
+				continue
+			}
 			if why := clusterLacks(runtime, live); why != "" {
 				cluster[what] = why
 				continue
@@ -56,6 +72,8 @@ func resourcesHealthy(runtime string, cluster map[string]string) dsl.Expectation
 		if len(waiting) == 0 && len(app.Status.Resources) > 0 {
 			return dsl.Succeeded, ""
 		}
+		// In name order, so that a message reads the same from run to run.
+		slices.Sort(waiting)
 		return dsl.Pending, fmt.Sprintf("application health is %q: %s", app.Status.Health.Status, strings.Join(waiting, "; "))
 	}
 }
@@ -123,7 +141,7 @@ func clusterLacks(runtime string, obj *unstructured.Unstructured) string {
 			return fmt.Sprintf("no provisioner of this cluster serves storage class %q (it serves %q, its default)", class, kwok.ClassName)
 		}
 	case !builtIn[gvk.Group]:
-		return fmt.Sprintf("a %s is a custom resource: its health is what its operator writes, and no operator runs here", gvk.Kind)
+		return fmt.Sprintf("a %s is a custom resource: its health is what its operator writes, and no operator runs here (give the status it would write in certify.yaml, samples[].operatorStatus, for it to be judged)", gvk.Kind)
 	}
 	return ""
 }
