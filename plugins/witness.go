@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/Masterminds/semver/v3"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
@@ -22,7 +23,9 @@ type Witness struct {
 	Role     conformance.Role `json:"role"`
 	MustFail []string         `json:"mustFail"`
 	// FailsWith holds, for each check of MustFail, a regular expression its
-	// failure message must match: how the witness must fail it.
+	// failure message must match: how the witness must fail it. A key
+	// ID@constraint (DISC-009@<3.1.0) holds the reason on the versions that
+	// meet the constraint, where it differs; the plain ID, on the others.
 	FailsWith map[string]string `json:"failsWith"`
 	Why       string            `json:"why"`
 	// Bridge replaces cmp-bridge for a service witness: program and arguments.
@@ -201,19 +204,31 @@ func (w Witness) reasons() (map[string]*regexp.Regexp, error) {
 	for _, entry := range w.MustFail {
 		id, _, _ := strings.Cut(entry, "@")
 		must[id] = true
-		if _, ok := w.FailsWith[id]; !ok {
+	}
+	for id := range must {
+		declared := false
+		for key := range w.FailsWith {
+			if kid, _, _ := strings.Cut(key, "@"); kid == id {
+				declared = true
+			}
+		}
+		if !declared {
 			return nil, fmt.Errorf("failsWith has no pattern for %s: say how the witness must fail it (a regular expression over its failure message)", id)
 		}
 	}
-	for id, pattern := range w.FailsWith {
+	for key, pattern := range w.FailsWith {
+		id, constraint, versioned := strings.Cut(key, "@")
 		if !must[id] {
 			return nil, fmt.Errorf("failsWith names %s, which is not in mustFail", id)
 		}
+		if _, err := semver.NewConstraint(constraint); versioned && err != nil {
+			return nil, fmt.Errorf("failsWith %s: bad version constraint: %w", key, err)
+		}
 		re, err := regexp.Compile(pattern)
 		if err != nil {
-			return nil, fmt.Errorf("failsWith %s: %w", id, err)
+			return nil, fmt.Errorf("failsWith %s: %w", key, err)
 		}
-		out[id] = re
+		out[key] = re
 	}
 	return out, nil
 }

@@ -202,6 +202,8 @@ func TestLoadWitnessRejects(t *testing.T) {
 		{name: "repo-server setting that is not one", witness: "role: files\nrepoServer: {PATH: /x}\nmustFail: [TAR-001]\nfailsWith: {TAR-001: x}\n", want: `repoServer: "PATH" is not a setting`},
 		{name: "controller setting that is not one", witness: "role: files\ncontroller: {HOME: /x}\nmustFail: [TAR-001]\nfailsWith: {TAR-001: x}\n", want: `controller: "HOME" is not a setting`},
 		{name: "bad pattern", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: 'a('}\n", want: "failsWith SMOKE-001: error parsing regexp"},
+		{name: "bad version in a reason", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001@nope: x}\n", want: "failsWith SMOKE-001@nope: bad version constraint"},
+		{name: "versioned reason for a check it need not fail", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x, SMOKE-002@<3.0.0: y}\n", want: "failsWith names SMOKE-002"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

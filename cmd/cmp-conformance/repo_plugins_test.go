@@ -197,3 +197,35 @@ func TestTruncatingBridgeReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestHangWitnessReasons: where a deadline stops a find command (3.1 on),
+// the DISC-009 witnesses fail it only for what they break (serialization,
+// an escaped child), never for the deadline messages that before 3.1 are
+// the reference plugins' own failure.
+func TestHangWitnessReasons(t *testing.T) {
+	deadline := []string{
+		"the find command ran 41.2s, past the repo-server's deadline of 25s",
+		"the find command was not stopped by the repo-server's deadline (25s): it was still running 10s later",
+	}
+	own := map[string]string{
+		"discover-command-serialized":   "the other application was rendered only after the hanging find command had stopped (it ran 25.1s; the other was rendered 26.0s after it began): one application's discovery held up another's",
+		"discover-command-escaping-hang": "the process the find command started (pid 4242) kept running after the command was stopped: stopping a command must stop what it started",
+	}
+	for name, msg := range own {
+		b, _, _, err := loadWitness(filepath.Join(checkoutRoot(t), "plugins", "broken", name, "witness.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, why := b.FailsForTheRightReason("DISC-009", "3.6.1", msg); !ok {
+			t.Errorf("%s at 3.6.1: its own failure is not its reason: %s", name, why)
+		}
+		for _, m := range deadline {
+			if ok, _ := b.FailsForTheRightReason("DISC-009", "3.6.1", m); ok {
+				t.Errorf("%s at 3.6.1 accepts a deadline message that says nothing of what it breaks: %s", name, m)
+			}
+			if ok, why := b.FailsForTheRightReason("DISC-009", "2.14.21", m); !ok {
+				t.Errorf("%s at 2.14.21 (no deadline, as with the reference): %s", name, why)
+			}
+		}
+	}
+}

@@ -189,13 +189,13 @@ func TestKeyOf(t *testing.T) {
 func TestFailsForTheRightReason(t *testing.T) {
 	b := Binding{Name: "broken/x", Witness: true, MustFail: []string{"PRUNE-001"},
 		FailsWith: map[string]*regexp.Regexp{"PRUNE-001": regexp.MustCompile(`prune-keep still exists`)}}
-	if ok, _ := b.FailsForTheRightReason("PRUNE-001", "Timed out after 10s.\nConfigMap ns/prune-keep still exists (<nil>)"); !ok {
+	if ok, _ := b.FailsForTheRightReason("PRUNE-001", "3.6.1", "Timed out after 10s.\nConfigMap ns/prune-keep still exists (<nil>)"); !ok {
 		t.Error("the declared failure was not accepted")
 	}
-	if ok, why := b.FailsForTheRightReason("PRUNE-001", "Timed out after 90s.\nan operation is requested or running"); ok || !strings.Contains(why, "/prune-keep still exists/") {
+	if ok, why := b.FailsForTheRightReason("PRUNE-001", "3.6.1", "Timed out after 90s.\nan operation is requested or running"); ok || !strings.Contains(why, "/prune-keep still exists/") {
 		t.Errorf("a failure for another reason was accepted (why %q)", why)
 	}
-	if ok, why := b.FailsForTheRightReason("SMOKE-001", "anything"); ok || !strings.Contains(why, "declares no reason for failing SMOKE-001") {
+	if ok, why := b.FailsForTheRightReason("SMOKE-001", "3.6.1", "anything"); ok || !strings.Contains(why, "declares no reason for failing SMOKE-001") {
 		t.Errorf("a failure without a declared reason was accepted (why %q)", why)
 	}
 	// The library refuses such a binding before anything runs.
@@ -277,5 +277,35 @@ func TestMergeSettings(t *testing.T) {
 	}
 	if !slices.Equal(check, []string{"ARGOCD_A=true", "ARGOCD_B=1"}) {
 		t.Errorf("mergeSettings changed the check's own list: %v", check)
+	}
+}
+
+// A reason keyed ID@constraint holds on the versions meeting it; the plain
+// ID's on the others, and a binding declaring only constrained reasons has
+// none elsewhere.
+func TestFailsForTheRightReasonByVersion(t *testing.T) {
+	b := Binding{Name: "broken/w", Witness: true, MustFail: []string{"DISC-009"}, FailsWith: map[string]*regexp.Regexp{
+		"DISC-009":        regexp.MustCompile("held up another"),
+		"DISC-009@<3.1.0": regexp.MustCompile("past the deadline"),
+	}}
+	for _, tt := range []struct {
+		version, msg string
+		want         bool
+	}{
+		{"3.6.1", "one application held up another", true},
+		{"3.6.1", "the find command ran 40s, past the deadline", false},
+		{"2.14.21", "the find command ran 40s, past the deadline", true},
+		{"2.14.21", "one application held up another", false},
+	} {
+		if ok, why := b.FailsForTheRightReason("DISC-009", tt.version, tt.msg); ok != tt.want {
+			t.Errorf("%s %q: %v (%s), want %v", tt.version, tt.msg, ok, why, tt.want)
+		}
+	}
+	only := Binding{Name: "broken/w", Witness: true, MustFail: []string{"DISC-009"}, FailsWith: map[string]*regexp.Regexp{"DISC-009@<3.1.0": regexp.MustCompile("x")}}
+	if len(only.undeclared()) != 0 {
+		t.Error("a constrained reason does not count as a declaration")
+	}
+	if ok, why := only.FailsForTheRightReason("DISC-009", "3.6.1", "x"); ok || !strings.Contains(why, "declares no reason for failing DISC-009 on 3.6.1") {
+		t.Errorf("no reason at 3.6.1 accepted: %v %s", ok, why)
 	}
 }

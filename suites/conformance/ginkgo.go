@@ -321,7 +321,7 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 		if (want == "fail") != (o.State == v1alpha1.StateFailed) {
 			ginkgo.Fail(fmt.Sprintf("%s %s was expected to %s %s but it %s: %s", mismatchPrefix, b.Name, want, c.ID, o.State, o.Message))
 		}
-		if ok, why := b.FailsForTheRightReason(c.ID, o.Message); want == "fail" && !ok {
+		if ok, why := b.FailsForTheRightReason(c.ID, env.ArgoCDVersion, o.Message); want == "fail" && !ok {
 			ginkgo.Fail(fmt.Sprintf("%s %s %s %s: %s", mismatchPrefix, b.Name, c.ID, why, o.Message))
 		}
 	}
@@ -391,7 +391,7 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 		if !clean {
 			msg = "the check did not run to a verdict (" + r.State.String() + "): " + msg
 		}
-		if right, why := info.binding.FailsForTheRightReason(info.check.ID, msg); ok && want == "fail" && !right {
+		if right, why := info.binding.FailsForTheRightReason(info.check.ID, cfg.Env().ArgoCDVersion, msg); ok && want == "fail" && !right {
 			ok, msg = false, why+": "+msg
 		}
 		cfg.RecordSelfTest(v1alpha1.SelfTestResult{CheckID: info.check.ID, Witness: info.binding.Name, Expected: want,

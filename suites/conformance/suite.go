@@ -34,9 +34,11 @@ type Binding struct {
 	Witness  bool
 	MustFail []string
 	// FailsWith says, for each check a witness must fail, how: a pattern its
-	// failure message must match. A failure for another reason (a
-	// precondition that broke, a timeout elsewhere) proves nothing and is a
-	// mismatch.
+	// failure message must match, keyed by the check's ID, or by
+	// ID@constraint where the reason changes with the Argo CD version (a
+	// version's own key wins over the plain ID). A failure for another
+	// reason (a precondition that broke, a timeout elsewhere) proves nothing
+	// and is a mismatch.
 	FailsWith map[string]*regexp.Regexp
 	// Certification holds the subject's samples in a certify binding.
 	Certification *Certification
@@ -55,14 +57,14 @@ func (b Binding) ChangesArgoCD() bool {
 	return len(b.RepoServerSettings) > 0 || len(b.ControllerSettings) > 0
 }
 
-// FailsForTheRightReason says whether a witness's failure of check id
-// (message msg) is the one it declares; with no declaration, none is: a
-// failure for an unnamed reason proves nothing (Register refuses such a
-// binding before anything runs).
-func (b Binding) FailsForTheRightReason(id, msg string) (bool, string) {
-	re := b.FailsWith[id]
+// FailsForTheRightReason says whether a witness's failure of check id on
+// Argo CD version (message msg) is the one it declares; with no
+// declaration, none is: a failure for an unnamed reason proves nothing
+// (Register refuses a binding without any before anything runs).
+func (b Binding) FailsForTheRightReason(id, version, msg string) (bool, string) {
+	re := b.reason(id, version)
 	if re == nil {
-		return false, fmt.Sprintf("failed, but the witness declares no reason for failing %s (failsWith): a failure proves nothing without one", id)
+		return false, fmt.Sprintf("failed, but the witness declares no reason for failing %s on %s (failsWith): a failure proves nothing without one", id, version)
 	}
 	if re.MatchString(msg) {
 		return true, ""
@@ -70,13 +72,35 @@ func (b Binding) FailsForTheRightReason(id, msg string) (bool, string) {
 	return false, fmt.Sprintf("failed, but not for the reason the witness declares (its message must match /%s/)", re)
 }
 
+// reason is the pattern FailsWith declares for id on version: the one of a
+// constraint version meets, else the plain ID's.
+func (b Binding) reason(id, version string) *regexp.Regexp {
+	v, verr := semver.NewVersion(version)
+	for key, re := range b.FailsWith {
+		kid, constraint, ok := strings.Cut(key, "@")
+		if !ok || kid != id || verr != nil {
+			continue
+		}
+		if c, err := semver.NewConstraint(constraint); err == nil && c.Check(v) {
+			return re
+		}
+	}
+	return b.FailsWith[id]
+}
+
 // undeclared lists the checks a witness must fail without saying how
-// (FailsWith): a binding the library refuses.
+// (FailsWith, for any version): a binding the library refuses.
 func (b Binding) undeclared() []string {
 	var out []string
 	for _, m := range b.MustFail {
 		id, _, _ := strings.Cut(m, "@")
-		if b.Witness && b.FailsWith[id] == nil {
+		declared := false
+		for key := range b.FailsWith {
+			if kid, _, _ := strings.Cut(key, "@"); kid == id {
+				declared = true
+			}
+		}
+		if b.Witness && !declared {
 			out = append(out, id)
 		}
 	}
