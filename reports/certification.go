@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -110,7 +111,7 @@ func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 
 // notRunWhy says why a check of the profile did not run, and where it would.
 func notRunWhy(r *v1alpha1.ConformanceReport, res v1alpha1.Result) string {
-	why := cmp.Or(firstLine(res.Message), "not run")
+	why := cmp.Or(text.FirstLine(res.Message), "not run")
 	if res.RuntimeLimited {
 		// Every check runs on the embedded runtime, which has every ability.
 		why += fmt.Sprintf(" (the %s runtime cannot run it; the embedded runtime does: certify --runtime embedded)", r.Environment.Runtime)

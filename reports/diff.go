@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -233,7 +234,7 @@ func (d *Diff) Markdown() string {
 			b.WriteString("| check | level | base | new | message |\n|---|---|---|---|---|\n")
 			for _, c := range cs {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(junitID(c.ID, c.Hop)), c.Level,
-					stateWordOrAbsent(c.Base), stateWordOrAbsent(c.New), cell(firstLine(c.Message)))
+					stateWordOrAbsent(c.Base), stateWordOrAbsent(c.New), cell(text.FirstLine(c.Message)))
 			}
 		}
 		b.WriteString("\n")

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -19,7 +20,7 @@ var htmlTemplate string
 
 var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"secs":  secs,
-	"first": firstLine,
+	"first": text.FirstLine,
 	"link":  htmlLink,
 	"slug":  func(s string) string { return strings.ReplaceAll(strings.ToLower(s), " ", "-") },
 }).Parse(htmlTemplate))

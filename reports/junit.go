@@ -3,8 +3,8 @@ package reports
 import (
 	"encoding/xml"
 	"strconv"
-	"strings"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -94,7 +94,7 @@ func renderJUnit(r *v1alpha1.ConformanceReport) ([]byte, error) {
 	if r.Error != "" {
 		suite.Cases = append(suite.Cases, junitCase{
 			Classname: suiteName, Name: "run: error", Time: seconds(0),
-			Error: &junitMessage{Message: firstLine(r.Error), Body: r.Error},
+			Error: &junitMessage{Message: text.FirstLine(r.Error), Body: r.Error},
 		})
 	}
 	if r.Interrupted {
@@ -151,16 +151,16 @@ func junitResult(res v1alpha1.Result) junitCase {
 	switch res.State {
 	case v1alpha1.StateFailed:
 		if provisional {
-			c.Skipped = &junitMessage{Message: provisionalSkipPrefix + firstLine(res.Message), Body: res.Message}
+			c.Skipped = &junitMessage{Message: provisionalSkipPrefix + text.FirstLine(res.Message), Body: res.Message}
 		} else {
-			c.Failure = &junitMessage{Message: firstLine(res.Message), Body: res.Message}
+			c.Failure = &junitMessage{Message: text.FirstLine(res.Message), Body: res.Message}
 		}
 	case v1alpha1.StateNotSupported:
-		c.Skipped = &junitMessage{Message: "not-supported: " + firstLine(res.Message), Body: res.Message}
+		c.Skipped = &junitMessage{Message: "not-supported: " + text.FirstLine(res.Message), Body: res.Message}
 	case v1alpha1.StateNotApplicable:
-		c.Skipped = &junitMessage{Message: "not-applicable: " + firstLine(res.Message), Body: res.Message}
+		c.Skipped = &junitMessage{Message: "not-applicable: " + text.FirstLine(res.Message), Body: res.Message}
 	case v1alpha1.StateSkipped:
-		c.Skipped = &junitMessage{Message: firstLine(res.Message), Body: res.Message}
+		c.Skipped = &junitMessage{Message: text.FirstLine(res.Message), Body: res.Message}
 	}
 	return c
 }
@@ -177,14 +177,4 @@ func junitID(id, hop string) string {
 // seconds formats a duration the way JUnit consumers parse it.
 func seconds(s float64) string {
 	return strconv.FormatFloat(s, 'f', 3, 64)
-}
-
-// firstLine returns the first non-empty line of s, trimmed.
-func firstLine(s string) string {
-	for line := range strings.Lines(s) {
-		if t := strings.TrimSpace(line); t != "" {
-			return t
-		}
-	}
-	return ""
 }

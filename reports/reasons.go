@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -47,7 +48,7 @@ func Reasons(r *v1alpha1.ConformanceReport) []string {
 		// Finalize): the certification lists it.
 		notSupported := res.State == v1alpha1.StateNotSupported && r.Profile != ProfilePlugin
 		if res.Level == v1alpha1.LevelCore && (res.State == v1alpha1.StateSkipped || notSupported || res.RuntimeLimited) {
-			why := stateWord(res.State) + ": " + firstLine(res.Message)
+			why := stateWord(res.State) + ": " + text.FirstLine(res.Message)
 			if _, seen := notRun[why]; !seen {
 				order = append(order, why)
 			}
@@ -84,10 +85,7 @@ func excerpt(s string) string {
 			}
 		}
 	}
-	out := strings.Join(lines, " / ")
-	if len(out) > maxLen {
-		out = out[:maxLen] + "…"
-	}
+	out := text.Clip(strings.Join(lines, " / "), maxLen)
 	if out == "" {
 		return "(no message)"
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -275,7 +276,7 @@ func writeSelfTestFailures(b *strings.Builder, r *v1alpha1.ConformanceReport) bo
 			continue
 		}
 		found = true
-		fmt.Fprintf(b, "### SELFTEST %s vs %s\n\n", firstLine(st.CheckID), withHop(firstLine(st.Witness), firstLine(st.Hop)))
+		fmt.Fprintf(b, "### SELFTEST %s vs %s\n\n", text.FirstLine(st.CheckID), withHop(text.FirstLine(st.Witness), text.FirstLine(st.Hop)))
 		fmt.Fprintf(b, "Expected to %s, observed %s.\n\n", cmp.Or(st.Expected, "?"), stateWord(st.Observed))
 		fmt.Fprintf(b, "%s\n", fenced(cmp.Or(st.Message, "(no message)"), "text"))
 	}
@@ -298,11 +299,11 @@ func junitSelfTestSuite(r *v1alpha1.ConformanceReport) junitSuite {
 		if st.Unjudged != "" {
 			// A Provisional check's result that was not judged: neither a
 			// failure nor a pass.
-			c.Skipped = &junitMessage{Message: "not judged: " + firstLine(st.Unjudged),
+			c.Skipped = &junitMessage{Message: "not judged: " + text.FirstLine(st.Unjudged),
 				Body: strings.Join(slices.DeleteFunc([]string{st.Unjudged, st.Message}, func(s string) bool { return s == "" }), "\n\n")}
 		} else if !st.OK {
 			msg := fmt.Sprintf("expected to %s, observed %s", st.Expected, stateWord(st.Observed))
-			if line := firstLine(st.Message); line != "" {
+			if line := text.FirstLine(st.Message); line != "" {
 				msg += ": " + line
 			}
 			c.Failure = &junitMessage{Message: msg, Body: st.Message}

@@ -385,7 +385,7 @@ func TestProvenExcludesChecksFailingOnTheReference(t *testing.T) {
 // summary.md and report.html alike, never "yes".
 func TestUnjudgedRowsSaySo(t *testing.T) {
 	r := &v1alpha1.ConformanceReport{
-		Results: []v1alpha1.Result{leveled("ANN-008", v1alpha1.LevelProvisional, v1alpha1.StateFailed)},
+		Results:  []v1alpha1.Result{leveled("ANN-008", v1alpha1.LevelProvisional, v1alpha1.StateFailed)},
 		SelfTest: []v1alpha1.SelfTestResult{{CheckID: "ANN-008", Witness: "broken/dynamic-nameless", Expected: "fail", Observed: v1alpha1.StateFailed, OK: true, Provisional: true}}}
 	Finalize(r)
 	md := renderSummary(r)

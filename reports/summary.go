@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -75,7 +76,7 @@ func writeRunInfo(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 		fmt.Fprintf(b, "%s.\n\n", strings.Join(facts, ", "))
 	}
 	if r.Error != "" {
-		fmt.Fprintf(b, "**The run failed:** %s (full message under Failures).\n\n", firstLine(r.Error))
+		fmt.Fprintf(b, "**The run failed:** %s (full message under Failures).\n\n", text.FirstLine(r.Error))
 	}
 	if r.Interrupted {
 		b.WriteString("**The run was interrupted**: only the checks that finished are reported.\n\n")
@@ -305,7 +306,7 @@ func writeFailures(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 			continue
 		}
 		found = true
-		fmt.Fprintf(b, "### %s: %s (%s)\n\n", withHop(res.ID, firstLine(res.Hop)), strings.TrimSpace(firstLine(res.Title)), res.Level)
+		fmt.Fprintf(b, "### %s: %s (%s)\n\n", withHop(res.ID, text.FirstLine(res.Hop)), strings.TrimSpace(text.FirstLine(res.Title)), res.Level)
 		fmt.Fprintf(b, "%s\n", fenced(cmp.Or(res.Message, "(no message)"), "text"))
 	}
 	if writeUpgradeFailures(b, r) {
@@ -338,7 +339,7 @@ func fenced(s, lang string) string {
 // cell makes s safe for a Markdown table cell: a cell cannot span lines, so
 // only the first line is kept, and '|' would end the cell early.
 func cell(s string) string {
-	return strings.ReplaceAll(firstLine(s), "|", `\|`)
+	return strings.ReplaceAll(text.FirstLine(s), "|", `\|`)
 }
 
 // stateWord spells a state as a plain word (no icons: the file is also read

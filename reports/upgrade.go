@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -101,7 +102,7 @@ func writeUpgrade(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 	}
 	b.WriteString("\n")
 	for _, h := range u.Hops {
-		fmt.Fprintf(b, "### Hop %s\n\n", firstLine(h.Name))
+		fmt.Fprintf(b, "### Hop %s\n\n", text.FirstLine(h.Name))
 		if len(h.Apps) == 0 {
 			b.WriteString("No application was compared.\n\n")
 			continue
@@ -144,7 +145,7 @@ func writeUpgradeFailures(b *strings.Builder, r *v1alpha1.ConformanceReport) boo
 			continue
 		}
 		found = true
-		fmt.Fprintf(b, "### Upgrade hop %s\n\n%s\n", firstLine(h.Name), fenced(h.Error, "text"))
+		fmt.Fprintf(b, "### Upgrade hop %s\n\n%s\n", text.FirstLine(h.Name), fenced(h.Error, "text"))
 	}
 	return found
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/gitserver"
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/plugins/faulty"
 )
 
@@ -67,12 +68,7 @@ func conditionMessage(app *v1alpha1.Application, condType string) string {
 }
 
 // shortened keeps a message short enough for a report's observations.
-func shortened(msg string) string {
-	if len(msg) > 400 {
-		return msg[:400] + "..."
-	}
-	return msg
-}
+func shortened(msg string) string { return text.Clip(msg, 400) }
 
 // pruneEmptyOutput is the fault shape with a plugin that prints nothing and
 // exits 0. Provisional: Argo CD takes an empty manifest list at its word, so

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/plugins/sidecar"
 )
 
@@ -120,9 +121,10 @@ func paramNames(r Received) []string {
 	return out
 }
 
+// clip shows at most 120 bytes of s, with its length when it is longer.
 func clip(s string) string {
 	if len(s) > 120 {
-		return fmt.Sprintf("%s...(%d bytes)", s[:120], len(s))
+		return fmt.Sprintf("%s(%d bytes)", text.Clip(s, 120), len(s))
 	}
 	return s
 }
