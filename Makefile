@@ -31,13 +31,15 @@ GO ?= go
 # wait on Argo CD, so 3 suit 2 cores (measured in the README).
 PARALLEL ?= 3
 PAR = $(if $(filter embedded,$(RUNTIME)),$(PARALLEL),1)
-# Upgrade paths by name (cmp-conformance run --help): previous is
-# v3.5.7 -> v3.6.1 -> v3.5.7, oldest v3.4.13 -> v3.6.1, legacy v2.14.21 -> v3.6.1.
+# Upgrade paths by name (cmp-conformance run --help), along the version matrix
+# (`cmp-conformance tools matrix`): previous is previous -> current -> previous,
+# oldest is oldest -> current, legacy is the last v2 release -> current.
 UPGRADE_PATHS ?= previous oldest legacy
 # make test covers the newest version and one upgrade path (what a cold
 # machine can build within CI's 90 minutes); make matrix runs the rest.
 SELFTEST_UPGRADE_PATHS ?= legacy
-MATRIX_VERSIONS ?= v3.5.7 v3.4.13 v2.14.21
+# Empty: the matrix's versions beside the newest, as the module proxy lists them.
+MATRIX_VERSIONS ?=
 MATRIX_UPGRADE_PATHS ?= previous oldest
 
 # The reference plugins that ship as images (plugins/<folder>/Dockerfile) run
@@ -211,7 +213,8 @@ upstream: tools
 ## matrix: the self-test at every other version of the matrix, and the other upgrade paths
 ## (each version's binaries are built on first use: about 10 minutes each on a cold machine).
 matrix: tools-system build plugin-images
-	@failed=""; for v in $(MATRIX_VERSIONS); do \
+	@versions="$(MATRIX_VERSIONS)"; [ -n "$$versions" ] || versions=$$($(BIN) tools matrix --others); \
+	failed=""; for v in $$versions; do \
 	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --argocd-version $$v --parallel $(PAR) --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) || failed="$$failed $$v"; \
 	done; for p in $(MATRIX_UPGRADE_PATHS); do \
 	  $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) || failed="$$failed $$p"; \

@@ -45,7 +45,7 @@ type envFlags struct {
 func (f *envFlags) bind(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.runtime, "runtime", envOr("CMPC_RUNTIME", environment.RuntimeEmbedded), "where Kubernetes comes from: embedded (kwok, Argo CD as processes), kind (Argo CD installed from its release manifests, plugins as the repo-server's sidecars from --plugin-image) or existing (the same, into a namespace of its own of the cluster --kubeconfig names, the run's images pushed to --image-registry)")
-	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "the Argo CD to run: "+toolchain.VersionSpellings+"; the newest is tried first among "+strings.Join(toolchain.DefaultArgoCDCandidates(), ", "))
+	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "the Argo CD to run: "+toolchain.VersionSpellings+". The matrix is Argo CD's three supported lines, each by its newest patch, from the module proxy's version lists (the versions written in the code when none can be had); without this flag the newest line is tried first")
 	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "use this argocd binary (e.g. the official argocd-linux-amd64) instead of obtaining one")
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing (never one that runs an Argo CD you keep: see --allow-existing-argocd)")
 	fl.StringVar(&f.output, "output", "_output", "folder for reports (<output>/reports/<run-id>), plugin programs and environment state")

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 )
 
 // exitError carries a process exit code up to main, the only place that exits.
@@ -22,7 +24,7 @@ func main() {
 		Long: `cmp-conformance brings up a cluster with Argo CD and config management plugins,
 runs a catalogue of checks against them, and writes a conformance report.
 
-  cmp-conformance run                      # newest Argo CD this machine can obtain, embedded runtime
+  cmp-conformance run                      # newest Argo CD of the matrix this machine can obtain, embedded runtime
   cmp-conformance run --argocd-version v2.14.21
   cmp-conformance run --label-filter 'smoke && Core'
   cmp-conformance run --self-test          # also prove each check fails against plugins/broken
@@ -32,11 +34,17 @@ runs a catalogue of checks against them, and writes a conformance report.
 
 The embedded runtime needs no container image: etcd, kube-apiserver,
 kube-controller-manager, kube-scheduler and kwok run as processes, as do
-Argo CD's components and one argocd-cmp-server per plugin. Binaries are cached
+Argo CD's components and one argocd-cmp-server per plugin. The version matrix
+is Argo CD's three supported lines, each by its newest patch, and the last v2
+release, read from the module proxy's version lists when a command starts
+(the versions written in the code when no list can be had). Binaries are cached
 under $XDG_CACHE_HOME/cmp-conformance; a first run builds them from source
 (tens of minutes on 2 cores), later runs start in seconds.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// The version matrix follows the module proxy's lists (a fraction of
+		// a second), before flags name a line of it (--argocd-version 3.6).
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) { toolchain.ResolveMatrix(cmd.Context()) },
 	}
 	root.AddCommand(runCommand(), certifyCommand(), envCommand(), toolsCommand(), imagesCommand(), reportCommand())
 	if err := root.Execute(); err != nil {

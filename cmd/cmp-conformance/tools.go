@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 
@@ -60,6 +61,30 @@ On an air-gapped machine, import binaries into the cache with 'tools import'.`,
 			_, err = tc.Import(args[0], args[1], args[2])
 			return err
 		}}
-	cmd.AddCommand(get, imp)
+	var others bool
+	matrix := &cobra.Command{Use: "matrix", Short: "Print Argo CD's version matrix and where it comes from", Args: cobra.NoArgs,
+		Long: `The matrix is Argo CD's three supported release lines, each by its newest
+patch, and the last v2 release (legacy), read from the module proxy's version
+lists when a command starts; the versions written in the code stand in when no
+list can be had, and the last line says which. --others prints only the
+versions beside the newest, one line, as make matrix runs them.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m := toolchain.ResolveMatrix(cmd.Context())
+			if others {
+				fmt.Println(strings.Join(m.Versions()[1:], " "))
+				return nil
+			}
+			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+			for _, row := range [][2]string{{"current", m.Current}, {"previous", m.Previous}, {"oldest", m.Oldest}, {"legacy", m.Legacy}} {
+				fmt.Fprintf(w, "%s\t%s\n", row[0], row[1])
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			fmt.Println("from " + m.Source)
+			return nil
+		}}
+	matrix.Flags().BoolVar(&others, "others", false, "print the versions beside the newest, space-separated")
+	cmd.AddCommand(get, imp, matrix)
 	return cmd
 }
