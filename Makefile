@@ -70,7 +70,7 @@ CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance certify upgrade matrix upstream test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs
+.PHONY: all conformance certify upgrade matrix upstream test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs bench
 
 all: build
 
@@ -142,6 +142,17 @@ upgrade: tools plugin-images
 ## certify: the plugin profile on one plugin image and its samples (cmp-conformance certify --help).
 certify: tools plugin-images
 	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --image $(CERTIFY_IMAGE) --samples $(CERTIFY_SAMPLES) --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+
+## bench: measure what users wait for on this machine (make conformance, certify of the plain
+## image, the catalogue self-test) and write docs/performance.md from their reports and the
+## toolchain cache (cold builds per tool). About 25 minutes with the tools cached.
+BENCHMARKS = conformance certify selftest
+bench: tools plugin-images
+	rm -rf $(OUTPUT)/bench
+	-$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT)/bench/conformance --parallel $(PAR) $(IMAGE_FLAGS) $(RUN_FLAGS)
+	-$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT)/bench/certify --image cmp-conformance/plain:dev --samples plugins/plain/certify.yaml $(RUN_FLAGS)
+	-$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT)/bench/selftest --parallel $(PAR) --self-test $(IMAGE_FLAGS) $(RUN_FLAGS)
+	$(BIN) report performance --write docs/performance.md $(foreach b,$(BENCHMARKS),$(b)=$(OUTPUT)/bench/$(b)/reports/latest)
 
 ## docs: write the generated reference pages (docs/checks.md; TestPagesAreCurrent fails
 ## when one is stale) and, given SCREENSHOT_OF=<a report.json>, docs/report-html.png of

@@ -27,7 +27,7 @@ Exit status: 0 fine, 1 a regression (diff) or an invalid report (validate),
 2 bad input (a file that is not a report of this version, a truncated file,
 reports of different profiles).`,
 	}
-	cmd.AddCommand(reportDiffCommand(), reportValidateCommand(), reportExpectCommand())
+	cmd.AddCommand(reportDiffCommand(), reportValidateCommand(), reportExpectCommand(), reportPerformanceCommand())
 	return cmd
 }
 

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-conformance/cmp-conformance/docs"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/reports"
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+)
+
+func reportPerformanceCommand() *cobra.Command {
+	var write string
+	cmd := &cobra.Command{
+		Use:   "performance NAME=REPORT...",
+		Short: "Write the performance page from the reports of make bench's runs and this machine's toolchain cache",
+		Long: `performance writes docs/performance.md (make bench runs it): for each
+benchmark (` + strings.Join(docs.Benchmarks, ", ") + `), its report's total, bring-up,
+suite and teardown times and slowest checks; and how long each binary of the
+toolchain cache took to obtain when it was first built or downloaded here.
+Every benchmark must be given.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			b := docs.Bench{Date: time.Now(), Machine: machine(), Runs: map[string]*v1alpha1.ConformanceReport{}}
+			for _, a := range args {
+				name, dir, ok := strings.Cut(a, "=")
+				if !ok || !slices.Contains(docs.Benchmarks, name) {
+					return fmt.Errorf("%q: give NAME=REPORT, NAME one of %s", a, strings.Join(docs.Benchmarks, ", "))
+				}
+				r, err := reports.Read(reportPath(dir))
+				if err != nil {
+					return err
+				}
+				b.Runs[name] = r
+			}
+			tc, err := toolchain.New(toolchain.Options{})
+			if err != nil {
+				return err
+			}
+			if b.Tools, err = tc.Cached(); err != nil {
+				return err
+			}
+			page, err := docs.PerformancePage(b)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(write, page, 0o644)
+		}}
+	cmd.Flags().StringVar(&write, "write", "docs/performance.md", "the page to write")
+	return cmd
+}
+
+// machine names this machine as the page shows it: CPUs, memory, kernel, Go.
+func machine() string {
+	mem := ""
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int
+		if _, err := fmt.Sscanf(string(data), "MemTotal: %d kB", &kb); err == nil {
+			mem = fmt.Sprintf(", %.0f GiB", float64(kb)/(1<<20))
+		}
+	}
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	return fmt.Sprintf("%d CPUs%s, %s/%s, Linux %s, %s", runtime.NumCPU(), mem, runtime.GOOS, runtime.GOARCH, strings.TrimSpace(string(kernel)), runtime.Version())
+}

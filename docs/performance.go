@@ -1,0 +1,117 @@
+package docs
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+)
+
+// Benchmarks are what `make bench` measures, in the page's order; the
+// Makefile's BENCHMARKS names the same (TestBenchmarksAgree).
+var Benchmarks = []string{"conformance", "certify", "selftest"}
+
+// Bench is what one `make bench` measured on one machine.
+type Bench struct {
+	Date    time.Time
+	Machine string
+	// Runs are the benchmarks' reports, by name.
+	Runs map[string]*v1alpha1.ConformanceReport
+	// Tools are the binaries of the cache, each with its first download or
+	// build time.
+	Tools []toolchain.Binary
+}
+
+// What each benchmark is, for the page.
+var benchWhat = map[string]string{
+	"conformance": "`make conformance`: the catalogue against the reference plugins (embedded runtime, plugin images as sidecars)",
+	"certify":     "`cmp-conformance certify` of the plain reference plugin's image on its samples (the plugin profile)",
+	"selftest":    "`run --self-test`: the catalogue against the reference plugins and every catalogue witness",
+}
+
+// PerformancePage renders performance.md from one bench.
+func PerformancePage(b Bench) ([]byte, error) {
+	var w strings.Builder
+	fmt.Fprintf(&w, `# Performance
+
+<!-- Written only by `+"`make bench`"+` (cmp-conformance report performance), from
+the reports of the runs it makes and the toolchain cache of the machine it
+ran on. Do not edit by hand: run make bench again. -->
+
+Measured %s on %s. Every run's own report holds these figures too
+(report.json's timings, summary.md).
+
+| Benchmark | What | Argo CD | Total | Bring-up | Suite | Teardown | Checks | Verdict |
+|---|---|---|---|---|---|---|---|---|
+`, b.Date.UTC().Format("2006-01-02 15:04 UTC"), b.Machine)
+	for _, name := range Benchmarks {
+		r := b.Runs[name]
+		if r == nil {
+			return nil, fmt.Errorf("benchmark %s has no report", name)
+		}
+		ran := 0
+		for _, res := range r.Results {
+			if res.State == v1alpha1.StatePassed || res.State == v1alpha1.StateFailed {
+				ran++
+			}
+		}
+		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %d ran | %s |\n", name, benchWhat[name], r.Environment.ArgoCDVersion,
+			secs(r.Timings.TotalSeconds), secs(r.Timings.BringUpSeconds), secs(r.Timings.SuiteSeconds), secs(phase(r, "teardown")), ran, verdict(r))
+	}
+	for _, name := range Benchmarks {
+		r := b.Runs[name]
+		fmt.Fprintf(&w, "\n## %s\n\nBring-up by phase: %s.\n\nSlowest checks:\n\n| Check | Seconds | State |\n|---|---|---|\n", name, phases(r))
+		results := slices.Clone(r.Results)
+		slices.SortFunc(results, func(a, b v1alpha1.Result) int { return cmp.Compare(b.DurationSeconds, a.DurationSeconds) })
+		for _, res := range results[:min(8, len(results))] {
+			fmt.Fprintf(&w, "| %s | %.1f | %s |\n", res.ID, res.DurationSeconds, res.State)
+		}
+		if st := r.SelfTest; len(st) > 0 {
+			fmt.Fprintf(&w, "\n%d self-test rows.\n", len(st))
+		}
+	}
+	w.WriteString("\n## Cold builds\n\nHow long each binary of the cache took to obtain when it was first downloaded or built on this machine (a build runs beside whatever else the machine did then).\n\n| Tool | Version | Origin | Seconds | When |\n|---|---|---|---|---|\n")
+	tools := slices.Clone(b.Tools)
+	slices.SortFunc(tools, func(a, b toolchain.Binary) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Version, b.Version)) })
+	for _, t := range tools {
+		fmt.Fprintf(&w, "| %s | %s | %s | %.0f | %s |\n", t.Name, t.Version, t.Origin, t.ObtainSeconds, t.ObtainedAt.UTC().Format("2006-01-02"))
+	}
+	return []byte(w.String()), nil
+}
+
+func secs(s float64) string { return fmt.Sprintf("%.1f s", s) }
+
+// phase is the seconds of r's phase name (0 when absent).
+func phase(r *v1alpha1.ConformanceReport, name string) float64 {
+	for _, p := range r.Timings.Phases {
+		if p.Name == name {
+			return p.Seconds
+		}
+	}
+	return 0
+}
+
+// phases lists r's phases but the teardown's.
+func phases(r *v1alpha1.ConformanceReport) string {
+	var out []string
+	for _, p := range r.Timings.Phases {
+		if p.Name != "teardown" {
+			out = append(out, fmt.Sprintf("%s %.1f s", p.Name, p.Seconds))
+		}
+	}
+	if len(out) == 0 {
+		return "not recorded"
+	}
+	return strings.Join(out, ", ")
+}
+
+func verdict(r *v1alpha1.ConformanceReport) string {
+	if c := r.Certification; c != nil {
+		return c.Level
+	}
+	return r.Summary.Verdict
+}
