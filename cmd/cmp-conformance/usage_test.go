@@ -77,3 +77,44 @@ func TestVersionSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderUsage: render refuses what cannot be rendered at once, exit 2.
+func TestRenderUsage(t *testing.T) {
+	root := checkoutRoot(t)
+	plain, sample := filepath.Join(root, "plugins", "plain"), filepath.Join(root, "plugins", "plain", "samples", "basic")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{sample}, "give the plugin with --plugin-dir DIR"},
+		{[]string{sample, "--plugin-dir", plain, "--image", "x:1"}, "one of them"},
+		{[]string{"/nonexistent", "--plugin-dir", plain}, "/nonexistent is not a folder"},
+		{[]string{sample, "--plugin-dir", plain, "-o", "toml"}, `--output "toml"`},
+		{[]string{sample, "--plugin-dir", plain, "--param", "x"}, "want NAME=VALUE"},
+		{[]string{sample, "--plugin-dir", plain, "--param-json", "{"}, "--param-json"},
+		{[]string{sample, "--plugin-dir", plain, "--tracking-method", "uid"}, "--tracking-method"},
+		{[]string{sample, "--plugin-dir", plain, "--argocd-version", "stable"}, "not an Argo CD version"},
+		{[]string{sample, "--plugin-dir", "/nonexistent"}, "plugin.yaml"},
+		{[]string{sample, "--config", "p.yaml", "--plugin-dir", plain}, "--config goes with --image"},
+	} {
+		name := strings.Join(tt.args, " ")
+		cmd := renderCommand()
+		cmd.SetArgs(tt.args)
+		cmd.SetOut(new(strings.Builder))
+		cmd.SetErr(new(strings.Builder))
+		start := time.Now()
+		err := cmd.Execute()
+		var ee exitError
+		switch {
+		case err == nil:
+			t.Errorf("%s: accepted", name)
+		case errors.As(err, &ee):
+			t.Errorf("%s: exit status %d, want bad usage: %v", name, ee.code, err)
+		case !strings.Contains(err.Error(), tt.want):
+			t.Errorf("%s: %v, want it to say %q", name, err, tt.want)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%s: refused after %s", name, took)
+		}
+	}
+}

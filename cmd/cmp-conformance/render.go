@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/suites/render"
+)
+
+// renderFlags are render's flags.
+type renderFlags struct {
+	pluginDir, image, config           string
+	pluginPath                         []string
+	argocdVersion, argocdBinary        string
+	path, appName, namespace, project  string
+	kubeVersion, apiVersions, tracking string
+	params, env                        []string
+	paramsJSON, output                 string
+	named                              bool
+	timeout                            time.Duration
+}
+
+func renderCommand() *cobra.Command {
+	var f renderFlags
+	cmd := &cobra.Command{
+		Use:   "render FOLDER",
+		Short: "Print what your plugin renders for a sample folder, through the real Argo CD, without a cluster",
+		Long: `render sends a sample folder (its files become the root of a git repository)
+through Argo CD's own repo-server and your plugin's argocd-cmp-server, as the
+application controller does for an Application, and prints the manifests Argo
+CD would apply: discovery (or the plugin named), the tar exclusions, the
+ARGOCD_APP_*, ARGOCD_ENV_* and PARAM_* variables, KUBE_VERSION and
+KUBE_API_VERSIONS. No Kubernetes cluster is started; what a cluster would
+supply has the defaults below. The plugin's error is printed and the exit
+status is 1 when it fails; 2 on bad usage.
+
+  cmp-conformance render ./samples/basic --plugin-dir ./plugin --plugin-path ./bin
+  cmp-conformance render ./samples/basic --image my-plugin:1.4 --param replicas=2 --env REGION=eu
+  cmp-conformance render ./samples/basic --image my-plugin:1.4 --param-json '[{"name":"tags","array":["a","b"]}]' -o json
+
+The binaries are cached after the first run (argocd, helm, kustomize of the
+version); a render then takes a few seconds, most of it starting the
+repo-server and the plugin.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// Bad usage is an error main prints and exits 2 with.
+			src, err := f.source(args[0])
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			ctx, cancel := context.WithTimeout(ctx, f.timeout)
+			defer cancel()
+			p, err := f.plugin(ctx)
+			if err != nil {
+				return err
+			}
+			return runRender(ctx, f, p, src, os.Stdout, os.Stderr)
+		}}
+	fl := cmd.Flags()
+	fl.StringVar(&f.pluginDir, "plugin-dir", "", "the plugin as a folder of this host holding plugin.yaml (its programs on --plugin-path)")
+	fl.StringArrayVar(&f.pluginPath, "plugin-path", nil, "with --plugin-dir: folder of the programs plugin.yaml names (first on its PATH)")
+	fl.StringVar(&f.image, "image", "", "the plugin as the image it ships as (on this machine; nothing is pulled), run as Argo CD's sidecar")
+	fl.StringVar(&f.config, "config", "", "with --image: a plugin.yaml mounted over the image's own")
+	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "the Argo CD to render with: "+toolchain.VersionSpellings)
+	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "an argocd binary of your own instead of obtaining one")
+	fl.StringVar(&f.path, "path", ".", "the application's folder inside FOLDER (spec.source.path)")
+	fl.BoolVar(&f.named, "named", false, "name the plugin in the source (spec.source.plugin.name) instead of leaving FOLDER to discovery; a plugin without discover is always named")
+	fl.StringArrayVar(&f.params, "param", nil, "NAME=VALUE: a string parameter (spec.source.plugin.parameters), repeatable")
+	fl.StringVar(&f.paramsJSON, "param-json", "", `parameters as an Application holds them, JSON: [{"name":"tags","array":["a"]},{"name":"labels","map":{"k":"v"}}]`)
+	fl.StringArrayVar(&f.env, "env", nil, "NAME=VALUE: spec.source.plugin.env (your plugin sees ARGOCD_ENV_NAME), repeatable")
+	fl.StringVar(&f.appName, "app-name", "render", "the application's name (ARGOCD_APP_NAME)")
+	fl.StringVar(&f.namespace, "namespace", "default", "the application's destination namespace (ARGOCD_APP_NAMESPACE)")
+	fl.StringVar(&f.project, "project", "default", "the application's project (ARGOCD_APP_PROJECT_NAME)")
+	fl.StringVar(&f.kubeVersion, "kube-version", toolchain.KubernetesVersion, "the cluster's Kubernetes version (KUBE_VERSION), as the controller reports it")
+	fl.StringVar(&f.apiVersions, "api-versions", "", "the cluster's API versions (KUBE_API_VERSIONS), comma-separated, e.g. apps/v1,networking.k8s.io/v1/Ingress; none by default")
+	fl.StringVar(&f.tracking, "tracking-method", "annotation", "how Argo CD tracks resources: annotation (v3's default), label or annotation+label")
+	fl.StringVarP(&f.output, "output", "o", "yaml", "yaml (documents) or json (an array of objects)")
+	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "bound on the whole render, a first build of the binaries included")
+	return cmd
+}
+
+// source reads the flags into a render.Source, refusing bad usage.
+func (f *renderFlags) source(folder string) (render.Source, error) {
+	var src render.Source
+	if fi, err := os.Stat(folder); err != nil || !fi.IsDir() {
+		return src, fmt.Errorf("%s is not a folder: give the sample's folder (its files become the repository's root)", folder)
+	}
+	switch {
+	case (f.pluginDir == "") == (f.image == ""):
+		return src, errors.New("give the plugin with --plugin-dir DIR (a folder with plugin.yaml) or --image IMAGE, one of them")
+	case f.config != "" && f.image == "":
+		return src, errors.New("--config goes with --image")
+	case f.output != "yaml" && f.output != "json":
+		return src, fmt.Errorf("--output %q: give yaml or json", f.output)
+	case f.timeout <= 0:
+		return src, fmt.Errorf("--timeout %s: give a positive bound, e.g. 5m", f.timeout)
+	}
+	switch f.tracking {
+	case "annotation", "label", "annotation+label":
+	default:
+		return src, fmt.Errorf("--tracking-method %q: give annotation, label or annotation+label", f.tracking)
+	}
+	abs, err := filepath.Abs(folder)
+	if err != nil {
+		return src, err
+	}
+	src = render.Source{Folder: abs, Path: f.path, Named: f.named, AppName: f.appName, Namespace: f.namespace, Project: f.project,
+		KubeVersion: f.kubeVersion, TrackingMethod: f.tracking}
+	if f.apiVersions != "" {
+		src.APIVersions = strings.Split(f.apiVersions, ",")
+	}
+	if f.paramsJSON != "" {
+		if err := json.Unmarshal([]byte(f.paramsJSON), &src.Parameters); err != nil {
+			return src, fmt.Errorf("--param-json: %w", err)
+		}
+	}
+	for _, kv := range f.params {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return src, fmt.Errorf("--param %q: want NAME=VALUE", kv)
+		}
+		src.Parameters = append(src.Parameters, v1alpha1.ApplicationSourcePluginParameter{Name: name, String_: &value})
+	}
+	for _, kv := range f.env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return src, fmt.Errorf("--env %q: want NAME=VALUE", kv)
+		}
+		src.Env = append(src.Env, &v1alpha1.EnvEntry{Name: name, Value: value})
+	}
+	if f.argocdVersion, err = toolchain.SpellVersion(f.argocdVersion); err != nil {
+		return src, err
+	}
+	return src, nil
+}
+
+// plugin loads the plugin, from its folder or its image.
+func (f *renderFlags) plugin(ctx context.Context) (argocd.Plugin, error) {
+	if f.image == "" {
+		return argocd.LoadPlugin(f.pluginDir)
+	}
+	if err := pluginimage.Ping(ctx); err != nil {
+		return argocd.Plugin{}, err
+	}
+	dir, err := os.MkdirTemp("", "cmpc-render-plugin-")
+	if err != nil {
+		return argocd.Plugin{}, err
+	}
+	if f.config != "" {
+		return argocd.LoadPluginImageWithConfig(ctx, f.image, f.config, dir)
+	}
+	return argocd.LoadPluginImage(ctx, f.image, dir, dir)
+}
+
+// runRender starts the renderer, renders once and prints the manifests.
+func runRender(ctx context.Context, f renderFlags, p argocd.Plugin, src render.Source, stdout, stderr io.Writer) error {
+	start := time.Now()
+	var paths []string
+	for _, d := range f.pluginPath {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, abs)
+	}
+	r, err := render.Start(ctx, render.Options{ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Plugin: p, PluginPath: paths,
+		Toolchain: toolchain.Options{Progress: stderr}, Progress: io.Discard})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := r.Close(); err != nil {
+			fmt.Fprintln(stderr, "render: stopping:", err)
+		}
+	}()
+	src.Named = src.Named || !p.Features[argocd.FeatureDiscovery]
+	up := time.Since(start)
+	res, err := r.Render(ctx, src, p.FullName())
+	if err != nil {
+		fmt.Fprintf(stderr, "render: Argo CD %s could not render %s with %s:\n%s\n", r.Tools.ArgoCDVersion, src.Folder, p.FullName(), err)
+		return exitError{code: 1}
+	}
+	if err := printManifests(stdout, res.Manifests, f.output); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "render: %d objects from %s (source type %s, Argo CD %s): started in %.1fs, rendered in %.2fs\n",
+		len(res.Manifests), p.FullName(), res.SourceType, r.Tools.ArgoCDVersion, up.Seconds(), res.Seconds)
+	return nil
+}
+
+// printManifests writes the manifests (JSON each) as YAML documents or a
+// JSON array.
+func printManifests(w io.Writer, manifests []string, output string) error {
+	if output == "json" {
+		objs := make([]json.RawMessage, len(manifests))
+		for i, m := range manifests {
+			objs[i] = json.RawMessage(m)
+		}
+		data, err := json.MarshalIndent(objs, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", data)
+		return err
+	}
+	for i, m := range manifests {
+		y, err := yaml.JSONToYAML([]byte(m))
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			if _, err := io.WriteString(w, "---\n"); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(y); err != nil {
+			return err
+		}
+	}
+	return nil
+}
