@@ -32,7 +32,7 @@ type renderFlags struct {
 	kubeVersion, apiVersions, tracking string
 	params, env                        []string
 	paramsJSON, output                 string
-	named                              bool
+	named, watch                       bool
 	timeout                            time.Duration
 }
 
@@ -93,6 +93,7 @@ repo-server and the plugin.`,
 	fl.StringVar(&f.apiVersions, "api-versions", "", "the cluster's API versions (KUBE_API_VERSIONS), comma-separated, e.g. apps/v1,networking.k8s.io/v1/Ingress; none by default")
 	fl.StringVar(&f.tracking, "tracking-method", "annotation", "how Argo CD tracks resources: annotation (v3's default), label or annotation+label")
 	fl.StringVarP(&f.output, "output", "o", "yaml", "yaml (documents) or json (an array of objects)")
+	fl.BoolVarP(&f.watch, "watch", "w", false, "render again on every change of FOLDER or of the plugin (--plugin-dir, --plugin-path, --config: the plugin is restarted), printing what changed, object by object; Ctrl-C stops")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "bound on the whole render, a first build of the binaries included")
 	return cmd
 }
@@ -170,9 +171,11 @@ func (f *renderFlags) plugin(ctx context.Context) (argocd.Plugin, error) {
 	return argocd.LoadPluginImage(ctx, f.image, dir, dir)
 }
 
-// runRender starts the renderer, renders once and prints the manifests.
+// runRender starts the renderer, renders once and prints the manifests;
+// with --watch it renders again on every change of the sample or of the
+// plugin (its folder, programs or --config: the plugin is then restarted,
+// as argocd-cmp-server reads plugin.yaml once) and prints what changed.
 func runRender(ctx context.Context, f renderFlags, p argocd.Plugin, src render.Source, stdout, stderr io.Writer) error {
-	start := time.Now()
 	var paths []string
 	for _, d := range f.pluginPath {
 		abs, err := filepath.Abs(d)
@@ -181,8 +184,12 @@ func runRender(ctx context.Context, f renderFlags, p argocd.Plugin, src render.S
 		}
 		paths = append(paths, abs)
 	}
-	r, err := render.Start(ctx, render.Options{ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Plugin: p, PluginPath: paths,
-		Toolchain: toolchain.Options{Progress: stderr}, Progress: io.Discard})
+	start := func(p argocd.Plugin) (*render.Renderer, error) {
+		return render.Start(ctx, render.Options{ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Plugin: p, PluginPath: paths,
+			Toolchain: toolchain.Options{Progress: stderr}, Progress: io.Discard})
+	}
+	began := time.Now()
+	r, err := start(p)
 	if err != nil {
 		return err
 	}
@@ -191,20 +198,96 @@ func runRender(ctx context.Context, f renderFlags, p argocd.Plugin, src render.S
 			fmt.Fprintln(stderr, "render: stopping:", err)
 		}
 	}()
-	src.Named = src.Named || !p.Features[argocd.FeatureDiscovery]
-	up := time.Since(start)
-	res, err := r.Render(ctx, src, p.FullName())
-	if err != nil {
-		fmt.Fprintf(stderr, "render: Argo CD %s could not render %s with %s:\n%s\n", r.Tools.ArgoCDVersion, src.Folder, p.FullName(), err)
-		return exitError{code: 1}
+	fmt.Fprintf(stderr, "render: Argo CD %s and %s ready in %.1fs\n", r.Tools.ArgoCDVersion, p.FullName(), time.Since(began).Seconds())
+	once := func() (*render.Result, error) {
+		s := src
+		s.Named = s.Named || !p.Features[argocd.FeatureDiscovery]
+		res, err := r.Render(ctx, s, p.FullName())
+		if err != nil {
+			fmt.Fprintf(stderr, "render: Argo CD %s could not render %s with %s:\n%s\n", r.Tools.ArgoCDVersion, src.Folder, p.FullName(), err)
+			return nil, err
+		}
+		fmt.Fprintf(stderr, "render: %d objects (source type %s) in %.2fs\n", len(res.Manifests), res.SourceType, res.Seconds)
+		return res, nil
 	}
-	if err := printManifests(stdout, res.Manifests, f.output); err != nil {
+	last, err := once()
+	if err == nil {
+		err = printManifests(stdout, last.Manifests, f.output)
+	}
+	if !f.watch {
+		if last == nil {
+			return exitError{code: 1}
+		}
 		return err
 	}
-	fmt.Fprintf(stderr, "render: %d objects from %s (source type %s, Argo CD %s): started in %.1fs, rendered in %.2fs\n",
-		len(res.Manifests), p.FullName(), res.SourceType, r.Tools.ArgoCDVersion, up.Seconds(), res.Seconds)
-	return nil
+	// What --watch looks at: the sample, and what the plugin is made of.
+	pluginFiles := append([]string{}, paths...)
+	if f.pluginDir != "" {
+		pluginFiles = append(pluginFiles, f.pluginDir)
+	}
+	if f.config != "" {
+		pluginFiles = append(pluginFiles, f.config)
+	}
+	seen, _ := render.Fingerprint(src.Folder)
+	seenPlugin, _ := render.Fingerprint(pluginFiles...)
+	fmt.Fprintf(stderr, "render: watching %s and the plugin; Ctrl-C stops\n", src.Folder)
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		sample, err1 := render.Fingerprint(src.Folder)
+		plugin, err2 := render.Fingerprint(pluginFiles...)
+		if err := errors.Join(err1, err2); err != nil {
+			fmt.Fprintln(stderr, "render:", err)
+			continue
+		}
+		if sample == seen && plugin == seenPlugin {
+			continue
+		}
+		seen = sample
+		if plugin != seenPlugin {
+			seenPlugin = plugin
+			fmt.Fprintln(stderr, "render: the plugin changed: restarting it")
+			np, err := f.plugin(ctx)
+			if err == nil {
+				var nr *render.Renderer
+				if nr, err = start(np); err == nil {
+					_ = r.Close()
+					r, p = nr, np
+				}
+			}
+			if err != nil {
+				fmt.Fprintln(stderr, "render: the changed plugin does not start:", err)
+				continue
+			}
+		}
+		res, err := once()
+		if err != nil {
+			continue
+		}
+		var before []string
+		if last != nil {
+			before = last.Manifests
+		}
+		d, err := render.Diff(before, res.Manifests)
+		if err != nil {
+			return err
+		}
+		if d == "" {
+			d = "no object changed\n"
+		}
+		fmt.Fprintf(stdout, "# %s\n%s", time.Now().Format("15:04:05"), d)
+		last = res
+	}
 }
+
+// watchEvery is how often --watch looks for a change: quick enough to feel
+// immediate, cheap enough to go unnoticed (a walk of two folders).
+const watchEvery = 300 * time.Millisecond
 
 // printManifests writes the manifests (JSON each) as YAML documents or a
 // JSON array.
