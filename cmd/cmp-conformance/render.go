@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 	"github.com/cmp-conformance/cmp-conformance/suites/render"
 )
 
@@ -32,6 +34,7 @@ type renderFlags struct {
 	kubeVersion, apiVersions, tracking string
 	params, env                        []string
 	paramsJSON, output                 string
+	samples, sample                    string
 	named, watch                       bool
 	timeout                            time.Duration
 }
@@ -53,14 +56,15 @@ status is 1 when it fails; 2 on bad usage.
   cmp-conformance render ./samples/basic --plugin-dir ./plugin --plugin-path ./bin
   cmp-conformance render ./samples/basic --image my-plugin:1.4 --param replicas=2 --env REGION=eu
   cmp-conformance render ./samples/basic --image my-plugin:1.4 --param-json '[{"name":"tags","array":["a","b"]}]' -o json
+  cmp-conformance render --sample basic --image my-plugin:1.4 --watch   # certify.yaml's sample, again on every change
 
 The binaries are cached after the first run (argocd, helm, kustomize of the
 version); a render then takes a few seconds, most of it starting the
 repo-server and the plugin.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Bad usage is an error main prints and exits 2 with.
-			src, err := f.source(args[0])
+			src, err := f.source(args)
 			if err != nil {
 				return err
 			}
@@ -82,6 +86,8 @@ repo-server and the plugin.`,
 	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "the Argo CD to render with: "+toolchain.VersionSpellings)
 	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "an argocd binary of your own instead of obtaining one")
 	fl.StringVar(&f.path, "path", ".", "the application's folder inside FOLDER (spec.source.path)")
+	fl.StringVar(&f.samples, "samples", "certify.yaml", "with --sample: the certification file whose sample to render")
+	fl.StringVar(&f.sample, "sample", "", "render this sample of --samples (its folder, parameters and env; --param and --env add to them) instead of a FOLDER")
 	fl.BoolVar(&f.named, "named", false, "name the plugin in the source (spec.source.plugin.name) instead of leaving FOLDER to discovery; a plugin without discover is always named")
 	fl.StringArrayVar(&f.params, "param", nil, "NAME=VALUE: a string parameter (spec.source.plugin.parameters), repeatable")
 	fl.StringVar(&f.paramsJSON, "param-json", "", `parameters as an Application holds them, JSON: [{"name":"tags","array":["a"]},{"name":"labels","map":{"k":"v"}}]`)
@@ -98,9 +104,33 @@ repo-server and the plugin.`,
 	return cmd
 }
 
-// source reads the flags into a render.Source, refusing bad usage.
-func (f *renderFlags) source(folder string) (render.Source, error) {
+// source reads the flags (and the certify.yaml sample they name) into a
+// render.Source, refusing bad usage.
+func (f *renderFlags) source(args []string) (render.Source, error) {
 	var src render.Source
+	var sample *conformance.Sample
+	folder := ""
+	switch {
+	case len(args) == 1 && f.sample == "":
+		folder = args[0]
+	case len(args) == 0 && f.sample != "":
+		cert, err := conformance.LoadCertification(f.samples)
+		if err != nil {
+			return src, err
+		}
+		i := slices.IndexFunc(cert.Samples, func(s conformance.Sample) bool { return s.Name == f.sample })
+		if i < 0 {
+			var names []string
+			for _, s := range cert.Samples {
+				names = append(names, s.Name)
+			}
+			return src, fmt.Errorf("--sample %s: %s has no such sample (it has %s)", f.sample, f.samples, strings.Join(names, ", "))
+		}
+		sample = &cert.Samples[i]
+		folder = filepath.Join(cert.Dir, cert.SourcePath(sample.Path))
+	default:
+		return src, errors.New("give the sample as a FOLDER, or as --sample NAME of --samples certify.yaml (its parameters and env too), one of them")
+	}
 	if fi, err := os.Stat(folder); err != nil || !fi.IsDir() {
 		return src, fmt.Errorf("%s is not a folder: give the sample's folder (its files become the repository's root)", folder)
 	}
@@ -128,10 +158,18 @@ func (f *renderFlags) source(folder string) (render.Source, error) {
 	if f.apiVersions != "" {
 		src.APIVersions = strings.Split(f.apiVersions, ",")
 	}
+	if sample != nil {
+		src.Parameters = slices.Clone(sample.Parameters)
+		for _, e := range sample.Env {
+			src.Env = append(src.Env, &v1alpha1.EnvEntry{Name: e.Name, Value: e.Value})
+		}
+	}
 	if f.paramsJSON != "" {
-		if err := json.Unmarshal([]byte(f.paramsJSON), &src.Parameters); err != nil {
+		var more []v1alpha1.ApplicationSourcePluginParameter
+		if err := json.Unmarshal([]byte(f.paramsJSON), &more); err != nil {
 			return src, fmt.Errorf("--param-json: %w", err)
 		}
+		src.Parameters = append(src.Parameters, more...)
 	}
 	for _, kv := range f.params {
 		name, value, ok := strings.Cut(kv, "=")
