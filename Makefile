@@ -70,7 +70,7 @@ CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance certify upgrade matrix upstream test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs bench
+.PHONY: all conformance certify upgrade matrix upstream test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs bench render-check
 
 all: build
 
@@ -154,6 +154,11 @@ bench: tools plugin-images
 	-$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT)/bench/selftest --parallel $(PAR) --self-test $(IMAGE_FLAGS) $(RUN_FLAGS)
 	$(BIN) report performance --write docs/performance.md $(foreach b,$(BENCHMARKS),$(b)=$(OUTPUT)/bench/$(b)/reports/latest)
 
+## render-check: a sample rendered through the real repo-server and the plain plugin, no
+## cluster (suites/render, as `cmp-conformance render` does), end to end.
+render-check: tools
+	CMP_CONFORMANCE_RENDER_E2E=1 $(GO) test -count=1 -run TestRender ./suites/render
+
 ## docs: write the generated reference pages (docs/checks.md; TestPagesAreCurrent fails
 ## when one is stale) and, given SCREENSHOT_OF=<a report.json>, docs/report-html.png of
 ## that report as headless Chromium shows it.
@@ -164,7 +169,7 @@ docs:
 	    $(GO) test -count=1 -run TestHTMLInChromium ./reports; fi
 
 ## test: unit tests, then the end-to-end self-tests (every check against its broken witnesses).
-test: unit selftest selftest-upgrade selftest-certify examples upstream
+test: unit selftest selftest-upgrade selftest-certify examples upstream render-check
 
 # plugins/helm is its own module (built on the Helm SDK), plugins/helm/helm4
 # its Helm 4 build: both are tested here too.
