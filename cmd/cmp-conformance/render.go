@@ -194,7 +194,12 @@ func (f *renderFlags) source(args []string) (render.Source, error) {
 // plugin loads the plugin, from its folder or its image.
 func (f *renderFlags) plugin(ctx context.Context) (argocd.Plugin, error) {
 	if f.image == "" {
-		return argocd.LoadPlugin(f.pluginDir)
+		// Absolute: argocd-cmp-server runs in a folder of the run.
+		dir, err := filepath.Abs(f.pluginDir)
+		if err != nil {
+			return argocd.Plugin{}, err
+		}
+		return argocd.LoadPlugin(dir)
 	}
 	if err := pluginimage.Ping(ctx); err != nil {
 		return argocd.Plugin{}, err
