@@ -13,7 +13,7 @@ import (
 
 // Benchmarks are what `make bench` measures, in the page's order; the
 // Makefile's BENCHMARKS names the same (TestBenchmarksAgree).
-var Benchmarks = []string{"conformance", "certify", "selftest"}
+var Benchmarks = []string{"conformance", "certify"}
 
 // Bench is what one `make bench` measured on one machine.
 type Bench struct {
@@ -30,7 +30,6 @@ type Bench struct {
 var benchWhat = map[string]string{
 	"conformance": "`make conformance`: the catalogue against the reference plugins (embedded runtime, plugin images as sidecars)",
 	"certify":     "`cmp-conformance certify` of the plain reference plugin's image on its samples (the plugin profile)",
-	"selftest":    "`run --self-test`: the catalogue against the reference plugins and every catalogue witness",
 }
 
 // PerformancePage renders performance.md from one bench.
