@@ -75,7 +75,9 @@ Measured %s on %s. Every run's own report holds these figures too
 	}
 	w.WriteString("\n## Cold builds\n\nHow long each binary of the cache took to obtain when it was first downloaded or built on this machine (a build runs beside whatever else the machine did then).\n\n| Tool | Version | Origin | Seconds | When |\n|---|---|---|---|---|\n")
 	tools := slices.Clone(b.Tools)
-	slices.SortFunc(tools, func(a, b toolchain.Binary) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Version, b.Version)) })
+	slices.SortFunc(tools, func(a, b toolchain.Binary) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Version, b.Version))
+	})
 	for _, t := range tools {
 		fmt.Fprintf(&w, "| %s | %s | %s | %.0f | %s |\n", t.Name, t.Version, t.Origin, t.ObtainSeconds, t.ObtainedAt.UTC().Format("2006-01-02"))
 	}
