@@ -36,6 +36,7 @@ type renderFlags struct {
 	paramsJSON, output                 string
 	samples, sample                    string
 	named, watch                       bool
+	tmpDirs                            []string
 	timeout                            time.Duration
 }
 
@@ -72,11 +73,17 @@ repo-server and the plugin.`,
 			defer stop()
 			ctx, cancel := context.WithTimeout(ctx, f.timeout)
 			defer cancel()
+			// The plugin.yaml read from an image is kept while it runs.
+			defer func() {
+				for _, d := range f.tmpDirs {
+					_ = os.RemoveAll(d)
+				}
+			}()
 			p, err := f.plugin(ctx)
 			if err != nil {
 				return err
 			}
-			return runRender(ctx, f, p, src, os.Stdout, os.Stderr)
+			return runRender(ctx, &f, p, src, os.Stdout, os.Stderr)
 		}}
 	fl := cmd.Flags()
 	fl.StringVar(&f.pluginDir, "plugin-dir", "", "the plugin as a folder of this host holding plugin.yaml (its programs on --plugin-path)")
@@ -208,6 +215,7 @@ func (f *renderFlags) plugin(ctx context.Context) (argocd.Plugin, error) {
 	if err != nil {
 		return argocd.Plugin{}, err
 	}
+	f.tmpDirs = append(f.tmpDirs, dir)
 	if f.config != "" {
 		return argocd.LoadPluginImageWithConfig(ctx, f.image, f.config, dir)
 	}
@@ -218,7 +226,7 @@ func (f *renderFlags) plugin(ctx context.Context) (argocd.Plugin, error) {
 // with --watch it renders again on every change of the sample or of the
 // plugin (its folder, programs or --config: the plugin is then restarted,
 // as argocd-cmp-server reads plugin.yaml once) and prints what changed.
-func runRender(ctx context.Context, f renderFlags, p argocd.Plugin, src render.Source, stdout, stderr io.Writer) error {
+func runRender(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.Source, stdout, stderr io.Writer) error {
 	var paths []string
 	for _, d := range f.pluginPath {
 		abs, err := filepath.Abs(d)
