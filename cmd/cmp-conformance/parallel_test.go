@@ -1,116 +1,16 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+	"github.com/cmp-conformance/cmp-conformance/suites/parallel"
 )
-
-func TestShareBalancesAndKeepsEveryUnitOnce(t *testing.T) {
-	var us []unit
-	for i, w := range []float64{45, 15, 15, 8, 8, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0} {
-		us = append(us, unit{Binding: "b", Check: string(rune('A' + i)), Weight: w})
-	}
-	shares := share(us, 3)
-	if len(shares) != 3 {
-		t.Fatalf("%d shares", len(shares))
-	}
-	seen := map[string]int{}
-	var loads []float64
-	for _, s := range shares {
-		var load float64
-		for _, u := range s {
-			seen[u.Check]++
-			load += u.Weight
-		}
-		loads = append(loads, load)
-	}
-	if len(seen) != len(us) {
-		t.Fatalf("units lost or added: %v", seen)
-	}
-	for c, n := range seen {
-		if n != 1 {
-			t.Errorf("unit %s in %d shares", c, n)
-		}
-	}
-	// The 45 s unit alone outweighs a third of the 115 s: its share takes
-	// nothing else, the others split the rest.
-	if slices.Max(loads) != 45 || slices.Min(loads) < 30 {
-		t.Errorf("loads %v", loads)
-	}
-	// Weightless units (filtered out) never make a share of their own.
-	if got := share([]unit{{Binding: "b", Check: "X", Weight: 1}, {Binding: "b", Check: "Y"}}, 3); len(got) != 1 || len(got[0]) != 2 {
-		t.Errorf("weightless units: %v", got)
-	}
-	if got := share([]unit{{Binding: "b", Check: "Y"}}, 3); len(got) != 0 {
-		t.Errorf("only weightless units must make no share: %v", got)
-	}
-	if a, b := share(us, 3), share(us, 3); !slices.EqualFunc(a, b, slices.Equal) {
-		t.Error("share is not deterministic")
-	}
-}
-
-func TestUnitsWitnessesWholeAndPastDurations(t *testing.T) {
-	checks := conformance.All()
-	plain := conformance.Binding{Name: "conformance", Subjects: map[conformance.Role]conformance.Subject{conformance.RolePlain: {}}}
-	witness := conformance.Binding{Name: "broken/x", Witness: true, Subjects: map[conformance.Role]conformance.Subject{conformance.RolePlain: {}}}
-	all := func([]string) bool { return true }
-	known := map[string]float64{specKey("conformance", "SMOKE-001"): 42}
-	us := units([]conformance.Binding{plain, witness}, checks, all, known)
-	var conf, wit int
-	for _, u := range us {
-		switch {
-		case u.Binding == "broken/x" && u.Check == "":
-			wit++
-		case u.Binding == "conformance":
-			conf++
-			if u.Check == "SMOKE-001" && u.Weight != 42+specOverhead {
-				t.Errorf("SMOKE-001 weight %v, want the previous report's 42 and the overhead", u.Weight)
-			}
-		default:
-			t.Errorf("unexpected unit %+v", u)
-		}
-	}
-	if wit != 1 || conf == 0 {
-		t.Fatalf("witness units %d (want 1 whole binding), conformance units %d", wit, conf)
-	}
-	// A filter keeps unselected conformance checks (weightless, to be
-	// recorded as not selected) and drops the witness's.
-	helm := func(l []string) bool { return slices.Contains(l, "helm") }
-	got := units([]conformance.Binding{plain, witness}, checks, helm, nil)
-	if len(got) != conf {
-		t.Errorf("%d units with the filter, want the %d conformance units", len(got), conf)
-	}
-	for _, u := range got {
-		if u.Binding == "broken/x" || u.Weight != 0 {
-			t.Errorf("with no selected check: %+v", u)
-		}
-	}
-}
-
-func TestOnlyUnits(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "units.json")
-	data, _ := json.Marshal([]unit{{Binding: "conformance", Check: "SMOKE-001"}, {Binding: "broken/x"}})
-	os.WriteFile(file, data, 0o644)
-	only, bindings, err := onlyUnits(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !only("conformance", "SMOKE-001") || only("conformance", "SMOKE-002") || !only("broken/x", "PRUNE-001") {
-		t.Error("filter wrong")
-	}
-	if !bindings["conformance"] || !bindings["broken/x"] || len(bindings) != 2 {
-		t.Errorf("bindings %v", bindings)
-	}
-	if _, _, err := onlyUnits(filepath.Join(t.TempDir(), "none.json")); err == nil {
-		t.Error("want an error for a missing file")
-	}
-}
 
 func TestParallelUsage(t *testing.T) {
 	for _, tt := range []struct {
@@ -141,10 +41,63 @@ func TestParallelUsage(t *testing.T) {
 func TestChildArgsNeverRecurse(t *testing.T) {
 	f := &runFlags{selfTest: true, labelFilter: "smoke", parallel: 3}
 	f.runtime, f.plugins = "embedded", []string{"plain=/p"}
-	args := strings.Join(childArgs(f, "v3.6.1", "/o", "/o/units.json", "/out/bin", 18180), " ")
-	for _, want := range []string{"run --parallel 1 ", "--plugin-bin /out/bin", "--argocd-version v3.6.1", "--units /o/units.json", "--port-base 18180", "--self-test", "--plugin plain=/p", "--label-filter smoke"} {
+	args := strings.Join(childArgs(f, "v3.6.1", "/o", "/o/units.json", "/o/claims", "/out/bin", 18180), " ")
+	for _, want := range []string{"run --parallel 1 ", "--plugin-bin /out/bin", "--argocd-version v3.6.1", "--units /o/units.json", "--claims /o/claims", "--port-base 18180", "--self-test", "--plugin plain=/p", "--label-filter smoke"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("child args %q lack %q", args, want)
 		}
+	}
+}
+
+// TestShareRealCatalogue shares out the checkout's own self-test: every
+// spec lands in exactly one share, the shares are deterministic and
+// balanced (longest first is within 4/3 of the best possible).
+func TestShareRealCatalogue(t *testing.T) {
+	plan, err := planPlugins(checkoutRoot(t), nil, true, plugins.ProfileCatalogue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := types.ParseLabelFilter("")
+	us := parallel.Units(plan.Bindings, nil, all, parallel.DefaultTimings())
+	if len(us) != 0 {
+		t.Fatalf("no checks, yet %d units", len(us))
+	}
+	checks := conformance.All()
+	us = parallel.Units(plan.Bindings, checks, all, parallel.DefaultTimings())
+	var total, biggest float64
+	for _, u := range us {
+		total += u.Weight
+		biggest = max(biggest, u.Weight)
+	}
+	for _, n := range []int{1, 2, 3, 4, 40} {
+		shares := parallel.Deal(us, n)
+		if again := parallel.Deal(us, n); !slices.EqualFunc(shares, again, slices.Equal) {
+			t.Errorf("n=%d: not deterministic", n)
+		}
+		busy, ran := parallel.Plan(shares)
+		if len(ran) != len(us) {
+			t.Errorf("n=%d: %d units ran, want %d", n, len(ran), len(us))
+		}
+		if n <= len(us) && len(shares) != n {
+			t.Errorf("n=%d: %d shares", n, len(shares))
+		}
+		if best := max(total/float64(len(shares)), biggest); slices.Max(busy) > best*9/8 {
+			t.Errorf("n=%d: busy %v, best possible max %.0f", n, busy, best)
+		}
+	}
+	// Each witness is one unit, each conformance check another.
+	witnesses, conformanceChecks := 0, 0
+	for _, b := range plan.Bindings {
+		if b.Witness {
+			witnesses++
+		}
+	}
+	for _, u := range us {
+		if u.Binding == "conformance" {
+			conformanceChecks++
+		}
+	}
+	if len(us) != witnesses+conformanceChecks || witnesses < 20 || conformanceChecks < 40 {
+		t.Errorf("%d units: %d witnesses, %d conformance checks", len(us), witnesses, conformanceChecks)
 	}
 }

@@ -154,3 +154,15 @@ func loadWitness(file string) (conformance.Binding, string, *plugins.ImageBuild,
 	l, err := plugins.LoadWitness(file)
 	return l.Binding, l.Profile, l.Image, err
 }
+
+// keepBindings narrows a plan to some bindings and the plugins they use.
+func (p *pluginPlan) keepBindings(names map[string]bool) {
+	p.Bindings = slices.DeleteFunc(p.Bindings, func(b conformance.Binding) bool { return !names[b.Name] })
+	used := map[string]bool{}
+	for _, b := range p.Bindings {
+		for _, s := range b.Subjects {
+			used[s.Plugin.Dir] = true
+		}
+	}
+	p.Plugins = slices.DeleteFunc(p.Plugins, func(pl argocd.Plugin) bool { return !used[pl.Dir] })
+}

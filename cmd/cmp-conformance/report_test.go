@@ -69,26 +69,4 @@ func TestReportDiffExitCodes(t *testing.T) {
 	}
 }
 
-type exitCode int
 
-func (e exitCode) Error() string { return "exit status" }
-func (e exitCode) ExitCode() int { return int(e) }
-
-func TestShareError(t *testing.T) {
-	for _, tt := range []struct {
-		err      error
-		reported bool
-		wantNil  bool
-	}{
-		{err: nil, reported: true, wantNil: true},
-		{err: exitCode(1), reported: true, wantNil: true},
-		{err: exitCode(3), reported: true, wantNil: true}, // partial: a label filter
-		{err: exitCode(3), reported: false},
-		{err: exitCode(2), reported: true},
-		{err: errors.New("killed"), reported: true},
-	} {
-		if got := shareError(tt.err, tt.reported); (got == nil) != tt.wantNil {
-			t.Errorf("shareError(%v, reported %t) = %v, want nil %t", tt.err, tt.reported, got, tt.wantNil)
-		}
-	}
-}

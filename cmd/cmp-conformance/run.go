@@ -23,6 +23,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
+	"github.com/cmp-conformance/cmp-conformance/suites/parallel"
 	"github.com/cmp-conformance/cmp-conformance/suites/runner"
 )
 
@@ -39,6 +40,8 @@ type runFlags struct {
 	// units is the share of one of them (set by the parent, hidden).
 	parallel int
 	units    string
+	// claims is the folder where the shares claim pooled units (hidden).
+	claims string
 	// fs is the command's flag set, for the reproduce command.
 	fs *pflag.FlagSet
 }
@@ -143,6 +146,8 @@ earlier releases are aliases of previous and legacy.`,
 	fl.IntVar(&f.parallel, "parallel", envInt("PARALLEL", 1), "share the checks out to this many environments run side by side (each its own cluster, Argo CD and ports from --port-base + 100 per share), then merge their results into one report; checks mostly wait on Argo CD, so 3 suit 2 cores")
 	fl.StringVar(&f.units, "units", "", "the share of one environment of a parallel run (set by --parallel)")
 	_ = fl.MarkHidden("units")
+	fl.StringVar(&f.claims, "claims", "", "the folder where the environments of a parallel run claim the checks they share (set by --parallel)")
+	_ = fl.MarkHidden("claims")
 	fl.StringVar(&f.pluginBin, "plugin-bin", "", "the plugin programs a parallel run built (set by --parallel)")
 	_ = fl.MarkHidden("plugin-bin")
 	return cmd
@@ -257,12 +262,18 @@ func run(f *runFlags) error {
 	}
 	plan.markHostPlugins(f.runtime)
 	var only func(binding, check string) bool
+	var claim func(binding, check string) (bool, error)
 	if f.units != "" {
-		var bindings map[string]bool
-		if only, bindings, err = onlyUnits(f.units); err != nil {
+		sh, err := parallel.ReadShare(f.units)
+		if err != nil {
 			return finish(err)
 		}
-		plan.keepBindings(bindings)
+		plan.keepBindings(sh.Bindings())
+		sh.Order(plan.Bindings, plan.Checks)
+		only = sh.Only
+		if f.claims != "" {
+			claim = sh.Claimer(f.claims)
+		}
 	}
 	cfg, err := f.config(runID, filepath.Join(reportDir, "logs"), plan, pluginPath)
 	if err != nil {
@@ -287,12 +298,16 @@ func run(f *runFlags) error {
 	}
 	rep.Metadata.Command = reproduce(f, env.Tools.ArgoCDVersion)
 	rep.Timings.BringUpSeconds = env.BringUp.Seconds()
+	if f.units != "" {
+		// The parent starts its next share now (runShares).
+		_ = os.WriteFile(filepath.Join(out, parallel.UpFile), nil, 0o644)
+	}
 	suiteStart := time.Now()
 	var upgrade *conformance.UpgradeRun
 	if path != nil {
 		upgrade = &conformance.UpgradeRun{Path: path, Timeout: f.upgradeTimeout, Record: func(u v1alpha1.Upgrade) { rep.Upgrade = &u }}
 	}
-	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed, upgrade, targets, only)
+	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed, upgrade, targets, only, claim)
 	rep.Timings.SuiteSeconds = time.Since(suiteStart).Seconds()
 	downErr := runner.TearDown(ctx, env, rep)
 	return finish(errors.Join(suiteErr, downErr))
@@ -301,7 +316,8 @@ func run(f *runFlags) error {
 // runSuite runs the checks; suiteFailed is set when Ginkgo itself did not
 // pass (the results may not say why, e.g. a spec that stopped early).
 func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, plan *pluginPlan, rec *reports.Recorder, suiteFailed *bool,
-	upgrade *conformance.UpgradeRun, targets map[string]argocd.Target, only func(binding, check string) bool) error {
+	upgrade *conformance.UpgradeRun, targets map[string]argocd.Target, only func(binding, check string) bool,
+	claim func(binding, check string) (bool, error)) error {
 	conn, err := runner.Connect(ctx, env)
 	if err != nil {
 		return err
@@ -346,6 +362,7 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	err = conformance.Register(conformance.Config{
 		Upgrade:     upgrade,
 		Only:        only,
+		Claim:       claim,
 		Env:         func() *dsl.Env { return dslEnv },
 		Bindings:    plan.Bindings,
 		Checks:      plan.Checks,

@@ -44,6 +44,11 @@ type Config struct {
 	// and check ID) and leaves the others out of the tree: the share of one
 	// process of a parallel run, whose other shares record the rest.
 	Only func(binding, checkID string) bool
+	// Claim, when set, is asked as each spec begins whether this process
+	// runs it: false means another process of the run took it from their
+	// shared queue, and the spec is left out of this process's results (an
+	// error fails the spec). Only a spec it runs is recorded.
+	Claim func(binding, checkID string) (bool, error)
 	// Done, when set, is called once every spec of the tree has been
 	// recorded, in the process that ran them: where no suite-level hook
 	// can be had (the tree inside an author's own Ginkgo suite), the
@@ -156,7 +161,10 @@ func Register(cfg Config) error {
 					if cfg.Repeat > 1 {
 						decorations = append(decorations, ginkgo.MustPassRepeatedly(cfg.Repeat))
 					}
-					ginkgo.It(leaf, append(decorations, func(ctx ginkgo.SpecContext) { runCheck(ctx, cfg.Env(), b, c) })...)
+					ginkgo.It(leaf, append(decorations, func(ctx ginkgo.SpecContext) {
+						claimed(cfg, b, c)
+						runCheck(ctx, cfg.Env(), b, c)
+					})...)
 				}
 			})
 		}
@@ -173,12 +181,42 @@ func Register(cfg Config) error {
 			return
 		}
 		recorded[key] = true
-		record(cfg, info, r, selected(info.check.Labels()))
+		if !takenElsewhere(r) {
+			record(cfg, info, r, selected(info.check.Labels()))
+		}
 		if cfg.Done != nil && len(recorded) == len(specs) {
 			cfg.Done()
 		}
 	}, ginkgo.NodeTimeout(5*time.Minute))
 	return nil
+}
+
+// takenEntry marks a spec another process of the run claimed (Config.Claim).
+const takenEntry = "cmp-conformance taken by another process"
+
+// claimed skips the running spec when Config.Claim says another process
+// runs it.
+func claimed(cfg Config, b Binding, c Check) {
+	if cfg.Claim == nil {
+		return
+	}
+	mine, err := cfg.Claim(b.Name, c.ID)
+	if err != nil {
+		ginkgo.Fail(fmt.Sprintf("claiming %s of %s from the run's queue: %v", c.ID, b.Name, err))
+	}
+	if !mine {
+		ginkgo.AddReportEntry(takenEntry, true, ginkgo.ReportEntryVisibilityNever)
+		ginkgo.Skip("run by another environment of this run")
+	}
+}
+
+func takenElsewhere(r ginkgo.SpecReport) bool {
+	for _, e := range r.ReportEntries {
+		if e.Name == takenEntry {
+			return true
+		}
+	}
+	return false
 }
 
 // bindingDecorations keeps the checks of a binding that changes Argo CD's

@@ -1,4 +1,4 @@
-package main
+package parallel
 
 import (
 	_ "embed"
@@ -22,7 +22,7 @@ import (
 // (v3.6.1, embedded runtime, 2 cores, 3 environments side by side): what a
 // fresh clone balances by. Regenerate it from a later report with
 //
-//	CMPC_TIMINGS_FROM=_output/reports/latest/report.json go test ./cmd/cmp-conformance -run TestDefaultTimings
+//	CMPC_TIMINGS_FROM=_output/reports/latest/report.json go test ./suites/parallel -run TestDefaultTimings
 //
 //go:embed timings.json
 var defaultTimingsJSON []byte
@@ -34,10 +34,10 @@ type timings struct {
 	Seconds map[string]float64 `json:"seconds"`
 }
 
-// specKey names a spec across reports: its binding and its check.
-func specKey(binding, check string) string { return binding + "|" + check }
+// Key names a spec across reports: its binding and its check.
+func Key(binding, check string) string { return binding + "|" + check }
 
-func defaultTimings() map[string]float64 {
+func DefaultTimings() map[string]float64 {
 	var t timings
 	if err := json.Unmarshal(defaultTimingsJSON, &t); err != nil {
 		return map[string]float64{}
@@ -45,20 +45,20 @@ func defaultTimings() map[string]float64 {
 	return t.Seconds
 }
 
-// timingsOf is the seconds of every spec of a catalogue report that ran.
-func timingsOf(r *v1alpha1.ConformanceReport) map[string]float64 {
+// TimingsOf is the seconds of every spec of a catalogue report that ran.
+func TimingsOf(r *v1alpha1.ConformanceReport) map[string]float64 {
 	out := map[string]float64{}
 	if !ofCatalogue(r) {
 		return out
 	}
 	for _, res := range r.Results {
 		if res.Hop == "" && res.State != v1alpha1.StateSkipped && res.DurationSeconds > 0 {
-			out[specKey("conformance", res.ID)] = res.DurationSeconds
+			out[Key("conformance", res.ID)] = res.DurationSeconds
 		}
 	}
 	for _, st := range r.SelfTest {
 		if st.Hop == "" && st.DurationSeconds > 0 {
-			out[specKey(st.Witness, st.CheckID)] = st.DurationSeconds
+			out[Key(st.Witness, st.CheckID)] = st.DurationSeconds
 		}
 	}
 	return out
@@ -67,12 +67,12 @@ func timingsOf(r *v1alpha1.ConformanceReport) map[string]float64 {
 // pastReports bounds how many earlier reports a parallel run reads.
 const pastReports = 12
 
-// pastTimings gathers each spec's seconds from the newest catalogue reports
+// PastTimings gathers each spec's seconds from the newest catalogue reports
 // under reportsDir (<output>/reports), the run ID except: for each spec, its
 // newest figure at this Argo CD version, else its newest at another. Upgrade
 // runs (the last of make test) and interrupted specs say nothing; a report
 // of a label-filtered run says what it ran.
-func pastTimings(reportsDir, version, except string) map[string]float64 {
+func PastTimings(reportsDir, version, except string) map[string]float64 {
 	entries, _ := os.ReadDir(reportsDir)
 	var ids []string
 	for _, e := range entries {
@@ -89,7 +89,7 @@ func pastTimings(reportsDir, version, except string) map[string]float64 {
 		if read == pastReports {
 			break
 		}
-		r := readReport(filepath.Join(reportsDir, id, reports.ReportJSON))
+		r := ReadReport(filepath.Join(reportsDir, id, reports.ReportJSON))
 		if !ofCatalogue(r) {
 			continue
 		}
@@ -98,7 +98,7 @@ func pastTimings(reportsDir, version, except string) map[string]float64 {
 		if r.Environment.ArgoCDVersion == version {
 			into = same
 		}
-		for k, s := range timingsOf(r) {
+		for k, s := range TimingsOf(r) {
 			if _, ok := into[k]; !ok {
 				into[k] = s
 			}
@@ -118,7 +118,7 @@ func ofCatalogue(r *v1alpha1.ConformanceReport) bool {
 	return r != nil && (r.Profile == "" || r.Profile == plugins.ProfileCatalogue)
 }
 
-func readReport(file string) *v1alpha1.ConformanceReport {
+func ReadReport(file string) *v1alpha1.ConformanceReport {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil

@@ -1,4 +1,4 @@
-package main
+package parallel
 
 import (
 	"errors"
@@ -10,12 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/onsi/ginkgo/v2/types"
-
-	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
-	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
 // fakeShare writes what a share's process leaves: its results.jsonl, its
@@ -68,15 +64,15 @@ func passed(id string) v1alpha1.Result {
 
 func TestMergeShares(t *testing.T) {
 	dir := t.TempDir()
-	runs := []*shareRun{
-		{index: 0, output: filepath.Join(dir, "shares", "0"), units: []unit{{Binding: "conformance", Check: "SMOKE-001"}, {Binding: "broken/a"}}},
-		{index: 1, output: filepath.Join(dir, "shares", "1"), units: []unit{{Binding: "conformance", Check: "SMOKE-002"}, {Binding: "conformance", Check: "SMOKE-003"}}},
+	runs := []*Child{
+		{index: 0, output: filepath.Join(dir, "shares", "0"), units: []Unit{{Binding: "conformance", Check: "SMOKE-001"}, {Binding: "broken/a"}}},
+		{index: 1, output: filepath.Join(dir, "shares", "1"), units: []Unit{{Binding: "conformance", Check: "SMOKE-002"}, {Binding: "conformance", Check: "SMOKE-003"}}},
 	}
 	fakeShare(t, runs[0].output, "r0", []v1alpha1.Result{passed("SMOKE-001")},
 		[]v1alpha1.SelfTestResult{{CheckID: "SMOKE-001", Witness: "broken/a", Expected: "fail", Observed: v1alpha1.StateFailed, OK: true, DurationSeconds: 2}}, shareReport(8, 100))
 	fakeShare(t, runs[1].output, "r1", []v1alpha1.Result{passed("SMOKE-002"), passed("SMOKE-003")}, nil, shareReport(11, 90))
 	for _, r := range runs {
-		r.report = readReport(filepath.Join(r.output, "reports", "latest", "report.json"))
+		r.report = ReadReport(filepath.Join(r.output, "reports", "latest", "report.json"))
 	}
 
 	reportDir := filepath.Join(dir, "run")
@@ -85,7 +81,7 @@ func TestMergeShares(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := &v1alpha1.ConformanceReport{Environment: v1alpha1.Environment{Runtime: "embedded", Host: v1alpha1.Host{CPUs: 2}, Notes: []string{"parent note"}}}
-	if err := mergeShares(rep, rec, runs, filepath.Join(reportDir, "logs")); err != nil {
+	if err := Merge(rep, rec, runs, filepath.Join(reportDir, "logs")); err != nil {
 		t.Fatalf("merge: %v", err)
 	}
 	rec.Close()
@@ -139,42 +135,42 @@ func TestMergeShares(t *testing.T) {
 func TestMergeSharesFailures(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		make func(t *testing.T, r *shareRun)
+		make func(t *testing.T, r *Child)
 		want string
 	}{
-		{"no report", func(t *testing.T, r *shareRun) {
+		{"no report", func(t *testing.T, r *Child) {
 			fakeShare(t, r.output, "x", []v1alpha1.Result{passed("SMOKE-002")}, nil, nil)
 		}, "share 1 wrote no report"},
-		{"bring-up failed", func(t *testing.T, r *shareRun) {
+		{"bring-up failed", func(t *testing.T, r *Child) {
 			rep := shareReport(3, 0)
 			rep.Error = "bring-up: creating the cluster: boom"
 			fakeShare(t, r.output, "x", nil, nil, rep)
 		}, "share 1: bring-up: creating the cluster: boom"},
-		{"crashed", func(t *testing.T, r *shareRun) {
+		{"crashed", func(t *testing.T, r *Child) {
 			fakeShare(t, r.output, "x", []v1alpha1.Result{passed("SMOKE-002")}, nil, shareReport(3, 1))
 			r.err = errors.New("signal: killed")
 		}, "share 1: signal: killed"},
-		{"unit lost", func(t *testing.T, r *shareRun) {
+		{"unit lost", func(t *testing.T, r *Child) {
 			fakeShare(t, r.output, "x", []v1alpha1.Result{passed("SMOKE-002")}, nil, shareReport(3, 1))
 		}, "share 1 recorded nothing for conformance SMOKE-003, broken/b"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			runs := []*shareRun{
-				{index: 0, output: filepath.Join(dir, "0"), units: []unit{{Binding: "conformance", Check: "SMOKE-001"}}},
-				{index: 1, output: filepath.Join(dir, "1"), units: []unit{{Binding: "conformance", Check: "SMOKE-002"}, {Binding: "conformance", Check: "SMOKE-003"}, {Binding: "broken/b"}}},
+			runs := []*Child{
+				{index: 0, output: filepath.Join(dir, "0"), units: []Unit{{Binding: "conformance", Check: "SMOKE-001"}}},
+				{index: 1, output: filepath.Join(dir, "1"), units: []Unit{{Binding: "conformance", Check: "SMOKE-002"}, {Binding: "conformance", Check: "SMOKE-003"}, {Binding: "broken/b"}}},
 			}
 			fakeShare(t, runs[0].output, "ok", []v1alpha1.Result{passed("SMOKE-001")}, nil, shareReport(5, 5))
 			tt.make(t, runs[1])
 			for _, r := range runs {
-				r.report = readReport(filepath.Join(r.output, "reports", "latest", "report.json"))
+				r.report = ReadReport(filepath.Join(r.output, "reports", "latest", "report.json"))
 			}
 			rec, err := reports.OpenRecorder(filepath.Join(dir, "run", "results.jsonl"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			rep := &v1alpha1.ConformanceReport{}
-			err = mergeShares(rep, rec, runs, filepath.Join(dir, "run", "logs"))
+			err = Merge(rep, rec, runs, filepath.Join(dir, "run", "logs"))
 			rec.Close()
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("merge error %v, want %q", err, tt.want)
@@ -197,15 +193,15 @@ func TestMergeSharesFailures(t *testing.T) {
 // run is incomplete, not failed.
 func TestMergeSharesInterrupted(t *testing.T) {
 	dir := t.TempDir()
-	r := &shareRun{index: 0, output: filepath.Join(dir, "0"), units: []unit{{Binding: "conformance", Check: "SMOKE-001"}, {Binding: "broken/b"}}}
+	r := &Child{index: 0, output: filepath.Join(dir, "0"), units: []Unit{{Binding: "conformance", Check: "SMOKE-001"}, {Binding: "broken/b"}}}
 	rep0 := shareReport(5, 5)
 	rep0.Interrupted = true
 	fakeShare(t, r.output, "x", []v1alpha1.Result{passed("SMOKE-001")}, nil, rep0)
-	r.report = readReport(filepath.Join(r.output, "reports", "latest", "report.json"))
+	r.report = ReadReport(filepath.Join(r.output, "reports", "latest", "report.json"))
 	rec, _ := reports.OpenRecorder(filepath.Join(dir, "run", "results.jsonl"))
 	defer rec.Close()
 	rep := &v1alpha1.ConformanceReport{}
-	if err := mergeShares(rep, rec, []*shareRun{r}, filepath.Join(dir, "run", "logs")); err != nil {
+	if err := Merge(rep, rec, []*Child{r}, filepath.Join(dir, "run", "logs")); err != nil {
 		t.Errorf("merge: %v", err)
 	}
 	if !rep.Interrupted {
@@ -236,69 +232,26 @@ func TestPrefixLines(t *testing.T) {
 	}
 }
 
-// TestShareRealCatalogue shares out the checkout's own self-test: every
-// spec lands in exactly one share, the shares are deterministic and
-// balanced (longest first is within 4/3 of the best possible).
-func TestShareRealCatalogue(t *testing.T) {
-	plan, err := planPlugins(checkoutRoot(t), nil, true, plugins.ProfileCatalogue)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, _ := types.ParseLabelFilter("")
-	us := units(plan.Bindings, nil, all, defaultTimings())
-	if len(us) != 0 {
-		t.Fatalf("no checks, yet %d units", len(us))
-	}
-	checks := conformance.All()
-	us = units(plan.Bindings, checks, all, defaultTimings())
-	var total, biggest float64
-	for _, u := range us {
-		total += u.Weight
-		biggest = max(biggest, u.Weight)
-	}
-	for _, n := range []int{1, 2, 3, 4, 40} {
-		shares := share(us, n)
-		if again := share(us, n); !slices.EqualFunc(shares, again, slices.Equal) {
-			t.Errorf("n=%d: not deterministic", n)
+type exitCode int
+
+func (e exitCode) Error() string { return "exit" }
+func (e exitCode) ExitCode() int { return int(e) }
+
+func TestShareError(t *testing.T) {
+	for _, tt := range []struct {
+		err      error
+		reported bool
+		wantNil  bool
+	}{
+		{err: nil, reported: true, wantNil: true},
+		{err: exitCode(1), reported: true, wantNil: true},
+		{err: exitCode(3), reported: true, wantNil: true}, // partial: a label filter
+		{err: exitCode(3), reported: false},
+		{err: exitCode(2), reported: true},
+		{err: errors.New("killed"), reported: true},
+	} {
+		if got := shareError(tt.err, tt.reported); (got == nil) != tt.wantNil {
+			t.Errorf("shareError(%v, reported %t) = %v, want nil %t", tt.err, tt.reported, got, tt.wantNil)
 		}
-		seen := map[string]int{}
-		var loads []float64
-		for _, s := range shares {
-			var load float64
-			for _, u := range s {
-				seen[u.Binding+"|"+u.Check]++
-				load += u.Weight
-			}
-			loads = append(loads, load)
-		}
-		if len(seen) != len(us) {
-			t.Errorf("n=%d: %d units shared, want %d", n, len(seen), len(us))
-		}
-		for k, c := range seen {
-			if c != 1 {
-				t.Errorf("n=%d: %s in %d shares", n, k, c)
-			}
-		}
-		if n <= len(us) && len(shares) != n {
-			t.Errorf("n=%d: %d shares", n, len(shares))
-		}
-		if best := max(total/float64(len(shares)), biggest); slices.Max(loads) > best*4/3 {
-			t.Errorf("n=%d: loads %v, best possible max %.0f", n, loads, best)
-		}
-	}
-	// Each witness is one unit, each conformance check another.
-	witnesses, conformanceChecks := 0, 0
-	for _, b := range plan.Bindings {
-		if b.Witness {
-			witnesses++
-		}
-	}
-	for _, u := range us {
-		if u.Binding == "conformance" {
-			conformanceChecks++
-		}
-	}
-	if len(us) != witnesses+conformanceChecks || witnesses < 20 || conformanceChecks < 40 {
-		t.Errorf("%d units: %d witnesses, %d conformance checks", len(us), witnesses, conformanceChecks)
 	}
 }

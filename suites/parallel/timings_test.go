@@ -1,4 +1,4 @@
-package main
+package parallel
 
 import (
 	"encoding/json"
@@ -54,12 +54,12 @@ func TestPastTimings(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "20260106-000000-ffff", reports.ReportJSON), []byte("{"), 0o644)
 	os.Symlink("20260105-000000-eeee", filepath.Join(dir, reports.LatestLink))
 
-	got := pastTimings(dir, "v3.6.1", "20260105-000000-eeee")
+	got := PastTimings(dir, "v3.6.1", "20260105-000000-eeee")
 	want := map[string]float64{
-		specKey("conformance", "SMOKE-001"): 12, // newest at this version
-		specKey("conformance", "FAULT-001"): 40, // the newest that ran it
-		specKey("broken/w", "SVC-008"):      90,
-		specKey("conformance", "HELM-001"):  20, // only another version knows it
+		Key("conformance", "SMOKE-001"): 12, // newest at this version
+		Key("conformance", "FAULT-001"): 40, // the newest that ran it
+		Key("broken/w", "SVC-008"):      90,
+		Key("conformance", "HELM-001"):  20, // only another version knows it
 	}
 	if len(got) != len(want) {
 		t.Errorf("got %v, want %v", got, want)
@@ -69,7 +69,7 @@ func TestPastTimings(t *testing.T) {
 			t.Errorf("%s: %v, want %v", k, got[k], s)
 		}
 	}
-	if got := pastTimings(filepath.Join(dir, "none"), "v3.6.1", ""); len(got) != 0 {
+	if got := PastTimings(filepath.Join(dir, "none"), "v3.6.1", ""); len(got) != 0 {
 		t.Errorf("no reports folder: %v", got)
 	}
 }
@@ -80,12 +80,12 @@ func TestPastTimings(t *testing.T) {
 // (a full catalogue self-test) first.
 func TestDefaultTimings(t *testing.T) {
 	if from := os.Getenv("CMPC_TIMINGS_FROM"); from != "" {
-		r := readReport(from)
+		r := ReadReport(from)
 		if r == nil || r.Profile != "" || len(r.SelfTest) == 0 {
 			t.Fatalf("%s: not the report of a catalogue self-test", from)
 		}
 		seconds := map[string]float64{}
-		for k, s := range timingsOf(r) {
+		for k, s := range TimingsOf(r) {
 			seconds[k] = float64(int(s*10+0.5)) / 10
 		}
 		data, err := json.MarshalIndent(timings{Source: "self-test of Argo CD " + r.Environment.ArgoCDVersion + ", " + r.Environment.Runtime +
@@ -110,7 +110,7 @@ func TestDefaultTimings(t *testing.T) {
 		ids[c.ID] = true
 		// Only the catalogue is shared out to parallel environments.
 		if c.Area != conformance.Upgrade && c.Area != conformance.Plugin {
-			if _, ok := tm.Seconds[specKey("conformance", c.ID)]; !ok {
+			if _, ok := tm.Seconds[Key("conformance", c.ID)]; !ok {
 				t.Errorf("timings.json has no time for %s of the conformance binding", c.ID)
 			}
 		}
