@@ -68,5 +68,3 @@ func TestReportDiffExitCodes(t *testing.T) {
 		t.Errorf("validate of a truncated report = %v, want exit 1", err)
 	}
 }
-
-
