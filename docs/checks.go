@@ -69,7 +69,11 @@ func ChecksPage(root string) ([]byte, error) {
 			if c.Area != area {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.ID, cell(c.Title), c.Level,
+			title := cell(c.Title)
+			if c.Deadline > 0 {
+				title += fmt.Sprintf(" *(deadline %s)*", c.Deadline)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.ID, title, c.Level,
 				features(c), orAll(c.Versions), upstream(c.Upstream), witnesses(c, proofs[c.ID]), cell(cannotRun(c)))
 		}
 	}
@@ -105,7 +109,11 @@ a version constraint in brackets says where that witness applies. A
 Provisional check's witnesses prove it only once Argo CD no longer diverges:
 until then the self-test leaves their rows unjudged. **Cannot run on** names
 the runtimes that lack what the check needs; there it is not applicable and
-a level that would depend on it says so.
+a level that would depend on it says so. A check marked *(deadline)* waits
+a hang out: where the runtime can restart the application controller
+(embedded), it runs under that repo-server deadline, set as a user sets
+controller.repo.server.timeout.seconds in argocd-cmd-params-cm; elsewhere
+under the environment's (25 s on the runtimes this harness installs).
 `
 
 func features(c conformance.Check) string {

@@ -47,6 +47,9 @@ type Group struct {
 
 	mu      sync.Mutex
 	members []member
+	// slowest is the member the last Stop waited longest for.
+	slowest     string
+	slowestTook time.Duration
 }
 
 // NewGroup returns an empty group; stateFile "" keeps no state file.
@@ -108,32 +111,53 @@ func (g *Group) Adopt(name string, pid int) error {
 	return nil
 }
 
-// Stop stops every member in reverse start order, continuing past failures
-// (errors are joined). The state file is then removed, or, if some member
-// could not be stopped, rewritten to hold just those for a later retry.
+// Stop stops every member at once, each within its grace, continuing past
+// failures (errors are joined): a teardown takes as long as its slowest
+// member, not the sum of their graces. The state file is then removed, or,
+// if some member could not be stopped, rewritten to hold just those for a
+// later retry. Slowest then names the member that took longest.
 func (g *Group) Stop(grace time.Duration) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var errs []error
+	errs := make([]error, len(g.members))
+	took := make([]time.Duration, len(g.members))
+	var wg sync.WaitGroup
+	for i, m := range g.members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			if m.proc != nil {
+				errs[i] = m.proc.Stop(m.entry.grace(grace))
+			} else if _, err := stopTarget(m.entry.target(), m.entry.grace(grace), nil); err != nil {
+				errs[i] = fmt.Errorf("stopping %s: %w", m.entry.Name, err)
+			}
+			took[i] = time.Since(start)
+		}()
+	}
+	wg.Wait()
 	var failed []member
-	for _, m := range slices.Backward(g.members) {
-		var err error
-		if m.proc != nil {
-			err = m.proc.Stop(m.entry.grace(grace))
-		} else if _, err = stopTarget(m.entry.target(), m.entry.grace(grace), nil); err != nil {
-			err = fmt.Errorf("stopping %s: %w", m.entry.Name, err)
-		}
-		if err != nil {
-			errs = append(errs, err)
+	g.slowest, g.slowestTook = "", 0
+	for i, m := range g.members {
+		if errs[i] != nil {
 			failed = append(failed, m)
 		}
+		if took[i] > g.slowestTook {
+			g.slowest, g.slowestTook = m.entry.Name, took[i]
+		}
 	}
-	slices.Reverse(failed) // back to start order
 	g.members = failed
 	if err := g.writeLocked(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// Slowest is the member the last Stop waited longest for, and how long.
+func (g *Group) Slowest() (string, time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.slowest, g.slowestTook
 }
 
 // StopOne stops the member named name (the latest, if started twice) and

@@ -131,14 +131,16 @@ func TestStartFailure(t *testing.T) {
 	}
 }
 
-func TestGroupStopsInReverseOrder(t *testing.T) {
+// TestGroupStopsEveryMemberAtOnce: members that each take a second to end
+// after SIGTERM stop in about a second, not three, and Slowest names one.
+func TestGroupStopsEveryMemberAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	order := filepath.Join(dir, "order")
 	g := NewGroup(filepath.Join(dir, "state.json"))
 	t.Cleanup(func() { _ = g.Stop(time.Second) })
 	names := []string{"first", "second", "third"}
 	for _, name := range names {
-		spec := shSpec(t, name, `trap 'echo $NAME >> "$ORDER"; exit 0' TERM; sleep 300 & echo ready; wait`,
+		spec := shSpec(t, name, `trap 'sleep 1; echo $NAME >> "$ORDER"; exit 0' TERM; sleep 300 & echo ready; wait`,
 			"NAME="+name, "ORDER="+order)
 		p, err := g.Start(spec)
 		if err != nil {
@@ -146,18 +148,24 @@ func TestGroupStopsInReverseOrder(t *testing.T) {
 		}
 		waitLog(t, p, spec.LogPath, "ready")
 	}
+	start := time.Now()
 	if err := g.Stop(5 * time.Second); err != nil {
 		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2500*time.Millisecond {
+		t.Errorf("stopping three members took %s: one after another, not at once", took)
 	}
 	data, err := os.ReadFile(order)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Fields(string(data))
-	want := slices.Clone(names)
-	slices.Reverse(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("stop order %v, want %v", got, want)
+	slices.Sort(got)
+	if want := []string{"first", "second", "third"}; !slices.Equal(got, want) {
+		t.Errorf("stopped by SIGTERM: %v, want %v", got, want)
+	}
+	if name, took := g.Slowest(); !slices.Contains(names, name) || took < time.Second {
+		t.Errorf("slowest %q %s", name, took)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "state.json")); !os.IsNotExist(err) {
 		t.Errorf("state file still there after Stop: %v", err)

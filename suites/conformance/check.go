@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -143,6 +144,14 @@ type Check struct {
 	// gets its own back after. A binding's settings win (a witness that
 	// turns the option off).
 	RepoServer []string
+	// Deadline, when set, is the repo-server deadline the check runs under
+	// where the runtime can restart the application controller: its
+	// controller.repo.server.timeout.seconds, set as a user sets it
+	// (argocd-cmd-params-cm, here the controller's environment), and the
+	// controller's own after. A check that waits a hang out then takes that
+	// long, not the environment's argocd.RepoServerTimeout; elsewhere it
+	// runs under the environment's. Suite.RepoServerTimeout says which.
+	Deadline time.Duration
 	// Needs are what the check needs of its runtime beyond Argo CD's API
 	// and the cluster: where the runtime lacks one, the check does not
 	// apply there, and the report says why. Settings in RepoServer need

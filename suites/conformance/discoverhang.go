@@ -27,6 +27,9 @@ var discFindCommandHang = Check{
 	Needs: []dsl.Ability{dsl.AbilityPluginScratch},
 	Area:  Discover, Level: Core, Versions: ">=2.8.0", Requires: []Feature{Discovery}, Roles: []Role{RoleDiscoverCommand},
 	Upstream: []string{discoverDocs},
+	// The other application is rendered within a second of the hang's
+	// start (0.7 s measured on a loaded machine); the deadline is ten times that.
+	Deadline: hangDeadline,
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleDiscoverCommand)
 		marker := p.Name + ".marker"
@@ -61,7 +64,7 @@ var discFindCommandHang = Check{
 		renderedAt := time.Now()
 
 		ginkgo.By("the hanging command: stopped by the repo-server's deadline")
-		repoTimeout := repoServerTimeout()
+		repoTimeout := s.RepoServerTimeout()
 		var started, last time.Time
 		gomega.Eventually(ctx, func() error {
 			var err error

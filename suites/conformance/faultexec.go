@@ -33,7 +33,7 @@ var faultExecTimeout = Check{
 	Upstream: []string{"argoproj/argo-cd#20577", "argoproj/argo-cd#29166", "argoproj/argo-cd#25023"},
 	Test: func(ctx context.Context, s *Suite) {
 		execTimeout := pluginExecTimeout(s.Plugin(RoleFaultyGenerate))
-		repoTimeout := repoServerTimeout()
+		repoTimeout := s.RepoServerTimeout()
 		gomega.Expect(execTimeout+execSlack).To(gomega.BeNumerically("<", repoTimeout),
 			"the environment cannot tell the two bounds apart: ARGOCD_EXEC_TIMEOUT %s, repo-server timeout %s", execTimeout, repoTimeout)
 		record := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-stop"))
@@ -112,9 +112,4 @@ func pluginExecTimeout(p argocd.Plugin) time.Duration {
 		return 90 * time.Second // Argo CD's default when unset or unreadable
 	}
 	return d
-}
-
-func repoServerTimeout() time.Duration {
-	n, _ := strconv.Atoi(argocd.RepoServerTimeout)
-	return time.Duration(n) * time.Second
 }

@@ -41,7 +41,15 @@ func TestPluginExecTimeout(t *testing.T) {
 	if got := pluginExecTimeout(argocd.Plugin{Env: []string{"ARGOCD_EXEC_TIMEOUT=3s"}}); got != 3*time.Second {
 		t.Errorf("from the plugin's env = %v, want 3s", got)
 	}
-	if repoServerTimeout() <= pluginExecTimeout(argocd.Plugin{})+execSlack {
+	s := &Suite{}
+	if s.RepoServerTimeout() <= pluginExecTimeout(argocd.Plugin{})+execSlack {
 		t.Error("the environment's timeouts leave FAULT-005 unable to tell the bounds apart")
+	}
+	if faultExecTimeout.Deadline != 0 {
+		t.Error("FAULT-005 must run under the environment's deadline: a shorter one could not be told from ARGOCD_EXEC_TIMEOUT")
+	}
+	s.deadline = 8 * time.Second
+	if s.RepoServerTimeout() != 8*time.Second {
+		t.Errorf("a check's own deadline: %s", s.RepoServerTimeout())
 	}
 }

@@ -57,6 +57,11 @@ func faultCheck(id, fault, title string, surfaces *regexp.Regexp, upstream ...st
 		}}
 }
 
+// hangDeadline is the repo-server deadline of the checks that wait a hang
+// out (Check.Deadline), as a user would shorten
+// controller.repo.server.timeout.seconds.
+const hangDeadline = 10 * time.Second
+
 // conditionMessage is the message of app's first condType condition.
 func conditionMessage(app *v1alpha1.Application, condType string) string {
 	for _, c := range app.Status.Conditions {
@@ -83,11 +88,19 @@ var pruneEmptyOutput = func() Check {
 }()
 
 var (
-	faultHang = faultCheck("FAULT-001", faulty.FaultHang,
-		"a plugin that hangs past the timeout: the error surfaces, nothing is pruned, the application recovers",
-		// Argo CD v3.2 says only "signal: terminated" (or "killed"): the cmp-server ends the
-		// command when the request's deadline passes (#20577).
-		regexp.MustCompile(`(?i)deadline exceeded|context canceled|timed? ?out|timeout|signal: (killed|terminated)`), "argoproj/argo-cd#20577")
+	faultHang = func() Check {
+		c := faultCheck("FAULT-001", faulty.FaultHang,
+			"a plugin that hangs past the timeout: the error surfaces, nothing is pruned, the application recovers",
+			// Argo CD v3.2 says only "signal: terminated" (or "killed"): the cmp-server ends the
+			// command when the request's deadline passes (#20577).
+			regexp.MustCompile(`(?i)deadline exceeded|context canceled|timed? ?out|timeout|signal: (killed|terminated)`), "argoproj/argo-cd#20577")
+		// The hang is waited out by the refresh, the sync with prune and
+		// the recovery (each about one deadline): under the environment's
+		// 25 s that was over a minute. Generating the sample takes well
+		// under a second.
+		c.Deadline = hangDeadline
+		return c
+	}()
 	faultCrash = faultCheck("FAULT-002", faulty.FaultCrash,
 		"a plugin killed by a signal after printing part of its output: the part is never applied, nothing is pruned",
 		regexp.MustCompile(`(?i)signal: killed|killed|exit status`))

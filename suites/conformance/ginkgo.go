@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
@@ -146,7 +148,7 @@ func Register(cfg Config) error {
 			return
 		}
 		for _, b := range cfg.Bindings {
-			ginkgo.Describe(b.Name, bindingDecorations(b), func() {
+			ginkgo.Describe(b.Name, bindingDecorations(b, cfg.Claim != nil), func() {
 				if b.ChangesArgoCD() {
 					reconfigureArgoCD(cfg, b)
 				}
@@ -222,9 +224,12 @@ func takenElsewhere(r ginkgo.SpecReport) bool {
 // bindingDecorations keeps the checks of a binding that changes Argo CD's
 // settings together (Ordered), so that no other binding's check runs under
 // them; ContinueOnFailure, since a witness fails checks on purpose and the
-// rest must still run.
-func bindingDecorations(b Binding) []any {
-	if b.ChangesArgoCD() {
+// rest must still run. A binding whose checks are claimed from a queue
+// (Config.Claim) is Ordered too: Ginkgo otherwise sorts the specs of one
+// container by their text, and the queue's order (longest first) is what
+// keeps the environments' ends even.
+func bindingDecorations(b Binding, queued bool) []any {
+	if b.ChangesArgoCD() || queued {
 		return []any{ginkgo.Ordered, ginkgo.ContinueOnFailure}
 	}
 	return nil
@@ -239,19 +244,19 @@ func reconfigureArgoCD(cfg Config, b Binding) {
 			withRepoServerSettings(ctx, cfg.Env(), b.RepoServerSettings, nil, b.Name)
 		}
 		if len(b.ControllerSettings) > 0 {
-			withControllerSettings(ctx, cfg.Env(), b.ControllerSettings, b.Name)
+			withControllerSettings(ctx, cfg.Env(), b.ControllerSettings, nil, b.Name)
 		}
 	}, ginkgo.NodeTimeout(5*time.Minute))
 }
 
 // withControllerSettings restarts the controller with settings, and with
-// its own once the running node's scope ends.
-func withControllerSettings(ctx context.Context, env *dsl.Env, settings []string, who string) {
+// restore (nil: its own) once the running node's scope ends.
+func withControllerSettings(ctx context.Context, env *dsl.Env, settings, restore []string, who string) {
 	if env.Controller == nil {
 		ginkgo.Fail(fmt.Sprintf("%s changes the controller's settings (%v), which this runtime cannot do", who, settings))
 	}
 	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
-		gomega.Expect(env.Controller.ReconfigureController(ctx, nil)).To(gomega.Succeed(), "restoring the controller's settings after %s", who)
+		gomega.Expect(env.Controller.ReconfigureController(ctx, restore)).To(gomega.Succeed(), "restoring the controller's settings after %s", who)
 	}, ginkgo.NodeTimeout(5*time.Minute))
 	gomega.Expect(env.Controller.ReconfigureController(ctx, settings)).To(gomega.Succeed(), "setting %v on the controller for %s", settings, who)
 }
@@ -337,6 +342,11 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 	}
 	s := NewSuite(env, b)
 	s.hop = hop
+	if c.Deadline > 0 && env.Controller != nil {
+		setting := argocd.ControllerRepoServerTimeoutEnv + "=" + strconv.Itoa(int(c.Deadline.Seconds()))
+		withControllerSettings(ctx, env, mergeSettings(b.ControllerSettings, []string{setting}), b.ControllerSettings, c.ID)
+		s.deadline = c.Deadline
+	}
 	if !b.Witness && c.Level != Provisional {
 		c.Test(ctx, s)
 		return

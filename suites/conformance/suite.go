@@ -6,7 +6,9 @@ import (
 	"maps"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -176,6 +178,20 @@ type Suite struct {
 	binding       Binding
 	// hop is the hop of an upgrade run the check judges (nil otherwise).
 	hop *hopRun
+	// deadline is the controller's repo-server deadline in effect ("" for
+	// the environment's).
+	deadline time.Duration
+}
+
+// RepoServerTimeout is the deadline the controller's calls to the
+// repo-server run under for this check: its Deadline where the runtime
+// could set it, else the environment's.
+func (s *Suite) RepoServerTimeout() time.Duration {
+	if s.deadline > 0 {
+		return s.deadline
+	}
+	n, _ := strconv.Atoi(argocd.RepoServerTimeout)
+	return time.Duration(n) * time.Second
 }
 
 // NewSuite makes the suite of one binding.

@@ -52,6 +52,8 @@ var svcRestart = Check{
 	ID: "SVC-008", Title: "the plugin service going down costs no resource, and once it is back the next refresh succeeds",
 	Needs: []dsl.Ability{dsl.AbilityPluginServices},
 	Area:  Service, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleService}, Upstream: svcUpstream,
+	// While the service is down, each generation waits out the deadline.
+	Deadline: hangDeadline,
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleService)
 		gomega.Expect(s.Env.Services).NotTo(gomega.BeNil(), "this runtime cannot restart plugin services")
