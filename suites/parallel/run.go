@@ -302,25 +302,30 @@ func pooledUnits(us []Unit) []Unit {
 // Describe says how the units were shared out, and what each environment
 // is expected to be busy for (Plan).
 func Describe(shares [][]Unit) string {
-	var parts []string
 	busy, _ := Plan(shares)
+	var expected, own []string
+	dealt := false
 	for i, s := range shares {
 		var w float64
-		n := 0
 		for _, u := range s {
-			if !u.Pooled {
+			if !u.Pooled && u.Weight > 0 {
 				w += u.Weight
-				n++
+				dealt = true
 			}
 		}
-		parts = append(parts, fmt.Sprintf("share %d: %d units of its own (~%.0fs), ~%.0fs in all", i, n, w, busy[i]))
+		own = append(own, fmt.Sprintf("%d: ~%.0fs", i, w))
+		expected = append(expected, fmt.Sprintf("~%.0fs", busy[i]))
 	}
+	out := fmt.Sprintf("%d environments, each started once the one before it is up", len(shares))
 	if pool := pooledUnits(shares[0]); len(pool) > 0 {
 		var w float64
 		for _, u := range pool {
 			w += u.Weight
 		}
-		parts = append(parts, fmt.Sprintf("a queue of %d checks they all take from (~%.0fs)", len(pool), w))
+		out += fmt.Sprintf(", taking checks from one queue (%d checks, ~%.0fs)", len(pool), w)
 	}
-	return strings.Join(parts, "; ")
+	if dealt {
+		out += "; witnesses of their own (" + strings.Join(own, ", ") + ")"
+	}
+	return out + "; expected busy: " + strings.Join(expected, ", ")
 }

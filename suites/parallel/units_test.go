@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -66,6 +67,9 @@ func TestShareDealsWitnessesAndPoolsTheRest(t *testing.T) {
 	}
 	if got := Deal([]Unit{{Binding: "conformance", Check: "Y"}}, 3); len(got) != 0 {
 		t.Errorf("only weightless units must make no share: %v", got)
+	}
+	if d := Describe(shares); !strings.Contains(d, "one queue (13 checks, ~115s)") || !strings.Contains(d, "witnesses of their own (0: ~30s, 1: ~20s, 2: ~10s)") {
+		t.Errorf("Describe: %s", d)
 	}
 	if a, b := Deal(us, 3), Deal(us, 3); !slices.EqualFunc(a, b, slices.Equal) {
 		t.Error("share is not deterministic")
