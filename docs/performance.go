@@ -9,11 +9,16 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+	"github.com/cmp-conformance/cmp-conformance/suites/render"
 )
 
 // Benchmarks are what `make bench` measures, in the page's order; the
 // Makefile's BENCHMARKS names the same (TestBenchmarksAgree).
-var Benchmarks = []string{"conformance", "certify"}
+var Benchmarks = []string{"conformance", "certify", "render"}
+
+// renderBenchmark is the benchmark timed by render --timings, not by a
+// report.
+const renderBenchmark = "render"
 
 // Bench is what one `make bench` measured on one machine.
 type Bench struct {
@@ -21,6 +26,8 @@ type Bench struct {
 	Machine string
 	// Runs are the benchmarks' reports, by name.
 	Runs map[string]*v1alpha1.ConformanceReport
+	// Renders are the render benchmark's runs (render --timings).
+	Renders []render.Timing
 	// Tools are the binaries of the cache, each with its first download or
 	// build time.
 	Tools []toolchain.Binary
@@ -30,6 +37,7 @@ type Bench struct {
 var benchWhat = map[string]string{
 	"conformance": "`make conformance`: the catalogue against the reference plugins (embedded runtime, plugin images as sidecars)",
 	"certify":     "`cmp-conformance certify` of the plain reference plugin's image on its samples (the plugin profile)",
+	"render":      "`cmp-conformance render` of the plain plugin's basic sample, its folder and its image (median of each; Bring-up is ready, Suite the render, Teardown the rest)",
 }
 
 // PerformancePage renders performance.md from one bench.
@@ -48,6 +56,17 @@ Measured %s on %s. Every run's own report holds these figures too
 |---|---|---|---|---|---|---|---|---|
 `, b.Date.UTC().Format("2006-01-02 15:04 UTC"), b.Machine)
 	for _, name := range Benchmarks {
+		if name == renderBenchmark {
+			if len(b.Renders) == 0 {
+				return nil, fmt.Errorf("benchmark %s has no timings", name)
+			}
+			ts := b.Renders
+			fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %d renders | %s |\n", name, benchWhat[name], ts[0].ArgoCD,
+				secs(median(ts, func(t render.Timing) float64 { return t.TotalSeconds })), secs(median(ts, func(t render.Timing) float64 { return t.ReadySeconds })),
+				secs(median(ts, func(t render.Timing) float64 { return t.RenderSeconds })),
+				secs(median(ts, func(t render.Timing) float64 { return t.TotalSeconds - t.ReadySeconds - t.RenderSeconds })), len(ts), "rendered")
+			continue
+		}
 		r := b.Runs[name]
 		if r == nil {
 			return nil, fmt.Errorf("benchmark %s has no report", name)
@@ -62,6 +81,10 @@ Measured %s on %s. Every run's own report holds these figures too
 			secs(r.Timings.TotalSeconds), secs(r.Timings.BringUpSeconds), secs(r.Timings.SuiteSeconds), secs(phase(r, "teardown")), ran, verdict(r))
 	}
 	for _, name := range Benchmarks {
+		if name == renderBenchmark {
+			writeRenders(&w, b.Renders)
+			continue
+		}
 		r := b.Runs[name]
 		fmt.Fprintf(&w, "\n## %s\n\nBring-up by phase: %s.\n\nSlowest checks:\n\n| Check | Seconds | State |\n|---|---|---|\n", name, phases(r))
 		results := slices.Clone(r.Results)
@@ -82,6 +105,40 @@ Measured %s on %s. Every run's own report holds these figures too
 		fmt.Fprintf(&w, "| %s | %s | %s | %.0f | %s |\n", t.Name, t.Version, t.Origin, t.ObtainSeconds, t.ObtainedAt.UTC().Format("2006-01-02"))
 	}
 	return []byte(w.String()), nil
+}
+
+// writeRenders is the render section: each kind of plugin's runs.
+func writeRenders(w *strings.Builder, ts []render.Timing) {
+	w.WriteString("\n## render\n\nEach run a new process, the binaries cached: ready is the version's plan, the repo-server and the plugin up; render the sample committed and generated; total from the command's start to the end of its teardown.\n\n| Plugin | Runs | Total (median, max) | Ready (median) | Render (median) |\n|---|---|---|---|---|\n")
+	for _, kind := range []string{"folder", "image"} {
+		var of []render.Timing
+		for _, t := range ts {
+			if t.Plugin == kind {
+				of = append(of, t)
+			}
+		}
+		if len(of) == 0 {
+			continue
+		}
+		total := func(t render.Timing) float64 { return t.TotalSeconds }
+		fmt.Fprintf(w, "| %s | %d | %s, %s | %s | %s |\n", kind, len(of), secs(median(of, total)), secs(slices.Max(values(of, total))),
+			secs(median(of, func(t render.Timing) float64 { return t.ReadySeconds })), secs(median(of, func(t render.Timing) float64 { return t.RenderSeconds })))
+	}
+}
+
+func values(ts []render.Timing, f func(render.Timing) float64) []float64 {
+	out := make([]float64, len(ts))
+	for i, t := range ts {
+		out[i] = f(t)
+	}
+	return out
+}
+
+// median of f over ts (the lower middle of an even count).
+func median(ts []render.Timing, f func(render.Timing) float64) float64 {
+	v := values(ts, f)
+	slices.Sort(v)
+	return v[(len(v)-1)/2]
 }
 
 func secs(s float64) string { return fmt.Sprintf("%.1f s", s) }

@@ -14,18 +14,20 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+	"github.com/cmp-conformance/cmp-conformance/suites/render"
 )
 
 func reportPerformanceCommand() *cobra.Command {
 	var write string
 	cmd := &cobra.Command{
-		Use:   "performance NAME=REPORT...",
+		Use:   "performance NAME=REPORT... render=TIMINGS",
 		Short: "Write the performance page from the reports of make bench's runs and this machine's toolchain cache",
 		Long: `performance writes docs/performance.md (make bench runs it): for each
 benchmark (` + strings.Join(docs.Benchmarks, ", ") + `), its report's total, bring-up,
 suite and teardown times and slowest checks; and how long each binary of the
-toolchain cache took to obtain when it was first built or downloaded here.
-Every benchmark must be given.`,
+toolchain cache took to obtain when it was first built or downloaded here;
+for render, the file its --timings runs appended to. Every benchmark must be
+given.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			b := docs.Bench{Date: time.Now(), Machine: machine(), Runs: map[string]*v1alpha1.ConformanceReport{}}
@@ -33,6 +35,13 @@ Every benchmark must be given.`,
 				name, dir, ok := strings.Cut(a, "=")
 				if !ok || !slices.Contains(docs.Benchmarks, name) {
 					return fmt.Errorf("%q: give NAME=REPORT, NAME one of %s", a, strings.Join(docs.Benchmarks, ", "))
+				}
+				if name == "render" { // not a report: the lines render --timings appended
+					var err error
+					if b.Renders, err = render.ReadTimings(dir); err != nil {
+						return err
+					}
+					continue
 				}
 				r, err := reports.Read(reportPath(dir))
 				if err != nil {

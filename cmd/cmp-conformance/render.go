@@ -38,6 +38,10 @@ type renderFlags struct {
 	named, watch                       bool
 	tmpDirs                            []string
 	timeout                            time.Duration
+	// timings is where a render appends its times (make bench); began is
+	// when the command started.
+	timings string
+	began   time.Time
 }
 
 func renderCommand() *cobra.Command {
@@ -64,6 +68,7 @@ version); a render then takes a few seconds, most of it starting the
 repo-server and the plugin.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.began = time.Now()
 			// Bad usage is an error main prints and exits 2 with.
 			src, err := f.source(args)
 			if err != nil {
@@ -108,6 +113,7 @@ repo-server and the plugin.`,
 	fl.StringVarP(&f.output, "output", "o", "yaml", "yaml (documents) or json (an array of objects)")
 	fl.BoolVarP(&f.watch, "watch", "w", false, "render again on every change of FOLDER or of the plugin (--plugin-dir, --plugin-path, --config: the plugin is restarted), printing what changed, object by object; Ctrl-C stops")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "bound on the whole render, a first build of the binaries included")
+	fl.StringVar(&f.timings, "timings", "", "append this render's times (ready, render, total with the teardown) to FILE as a JSON line, as make bench does")
 	return cmd
 }
 
@@ -150,6 +156,8 @@ func (f *renderFlags) source(args []string) (render.Source, error) {
 		return src, fmt.Errorf("--output %q: give yaml or json", f.output)
 	case f.timeout <= 0:
 		return src, fmt.Errorf("--timeout %s: give a positive bound, e.g. 5m", f.timeout)
+	case f.timings != "" && f.watch:
+		return src, errors.New("--timings times one render: leave out --watch")
 	}
 	switch f.tracking {
 	case "annotation", "label", "annotation+label":
@@ -244,9 +252,19 @@ func runRender(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.
 	if err != nil {
 		return err
 	}
+	timing := render.Timing{At: f.began, Plugin: "folder", ArgoCD: r.Tools.ArgoCDVersion, ReadySeconds: time.Since(f.began).Seconds()}
+	if f.image != "" {
+		timing.Plugin = "image"
+	}
 	defer func() {
 		if err := r.Close(); err != nil {
 			fmt.Fprintln(stderr, "render: stopping:", err)
+		}
+		if f.timings != "" && timing.RenderSeconds > 0 {
+			timing.TotalSeconds = time.Since(f.began).Seconds()
+			if err := render.AppendTiming(f.timings, timing); err != nil {
+				fmt.Fprintln(stderr, "render: --timings:", err)
+			}
 		}
 	}()
 	fmt.Fprintf(stderr, "render: Argo CD %s and %s ready in %.1fs\n", r.Tools.ArgoCDVersion, p.FullName(), time.Since(began).Seconds())
@@ -259,6 +277,9 @@ func runRender(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.
 			return nil, err
 		}
 		fmt.Fprintf(stderr, "render: %d objects (source type %s) in %.2fs\n", len(res.Manifests), res.SourceType, res.Seconds)
+		if timing.RenderSeconds == 0 {
+			timing.RenderSeconds = res.Seconds
+		}
 		return res, nil
 	}
 	last, err := once()

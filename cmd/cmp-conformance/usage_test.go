@@ -93,6 +93,7 @@ func TestRenderUsage(t *testing.T) {
 		{[]string{sample, "--plugin-dir", plain, "--param", "x"}, "want NAME=VALUE"},
 		{[]string{sample, "--plugin-dir", plain, "--param-json", "{"}, "--param-json"},
 		{[]string{sample, "--plugin-dir", plain, "--tracking-method", "uid"}, "--tracking-method"},
+		{[]string{sample, "--plugin-dir", plain, "--watch", "--timings", "t.jsonl"}, "--timings"},
 		{[]string{sample, "--plugin-dir", plain, "--argocd-version", "stable"}, "not an Argo CD version"},
 		{[]string{sample, "--plugin-dir", "/nonexistent"}, "plugin.yaml"},
 		{[]string{sample, "--config", "p.yaml", "--plugin-dir", plain}, "--config goes with --image"},
