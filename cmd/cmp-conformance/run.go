@@ -263,13 +263,14 @@ func run(f *runFlags) error {
 	plan.markHostPlugins(f.runtime)
 	var only func(binding, check string) bool
 	var claim func(binding, check string) (bool, error)
+	var queue map[string][]string
 	if f.units != "" {
 		sh, err := parallel.ReadShare(f.units)
 		if err != nil {
 			return finish(err)
 		}
 		plan.keepBindings(sh.Bindings())
-		sh.Order(plan.Bindings, plan.Checks)
+		queue = sh.Queue()
 		only = sh.Only
 		if f.claims != "" {
 			claim = sh.Claimer(f.claims)
@@ -307,17 +308,23 @@ func run(f *runFlags) error {
 	if path != nil {
 		upgrade = &conformance.UpgradeRun{Path: path, Timeout: f.upgradeTimeout, Record: func(u v1alpha1.Upgrade) { rep.Upgrade = &u }}
 	}
-	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed, upgrade, targets, only, claim)
+	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed, upgrade, targets, share{only, claim, queue})
 	rep.Timings.SuiteSeconds = time.Since(suiteStart).Seconds()
 	downErr := runner.TearDown(ctx, env, rep)
 	return finish(errors.Join(suiteErr, downErr))
 }
 
+// share is what a share of a parallel run gives the tree (all nil otherwise).
+type share struct {
+	only  func(binding, check string) bool
+	claim func(binding, check string) (bool, error)
+	queue map[string][]string
+}
+
 // runSuite runs the checks; suiteFailed is set when Ginkgo itself did not
 // pass (the results may not say why, e.g. a spec that stopped early).
 func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, plan *pluginPlan, rec *reports.Recorder, suiteFailed *bool,
-	upgrade *conformance.UpgradeRun, targets map[string]argocd.Target, only func(binding, check string) bool,
-	claim func(binding, check string) (bool, error)) error {
+	upgrade *conformance.UpgradeRun, targets map[string]argocd.Target, sh share) error {
 	conn, err := runner.Connect(ctx, env)
 	if err != nil {
 		return err
@@ -361,8 +368,9 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 	var recErr error
 	err = conformance.Register(conformance.Config{
 		Upgrade:     upgrade,
-		Only:        only,
-		Claim:       claim,
+		Only:        sh.only,
+		Claim:       sh.claim,
+		Queue:       sh.queue,
 		Env:         func() *dsl.Env { return dslEnv },
 		Bindings:    plan.Bindings,
 		Checks:      plan.Checks,

@@ -51,6 +51,12 @@ type Config struct {
 	// shared queue, and the spec is left out of this process's results (an
 	// error fails the spec). Only a spec it runs is recorded.
 	Claim func(binding, checkID string) (bool, error)
+	// Queue, for a binding whose checks are claimed from a queue, gives
+	// their IDs in the queue's order (longest first): that binding runs
+	// Ordered, its checks in this order (any other after, in Checks'
+	// order). Ginkgo otherwise sorts a container's specs by their text;
+	// other bindings keep that order.
+	Queue map[string][]string
 	// Done, when set, is called once every spec of the tree has been
 	// recorded, in the process that ran them: where no suite-level hook
 	// can be had (the tree inside an author's own Ginkgo suite), the
@@ -148,11 +154,11 @@ func Register(cfg Config) error {
 			return
 		}
 		for _, b := range cfg.Bindings {
-			ginkgo.Describe(b.Name, bindingDecorations(b, cfg.Claim != nil), func() {
+			ginkgo.Describe(b.Name, bindingDecorations(b, len(cfg.Queue) > 0), func() {
 				if b.ChangesArgoCD() {
 					reconfigureArgoCD(cfg, b)
 				}
-				for _, c := range checks {
+				for _, c := range runOrder(b, checks, cfg.Queue) {
 					// The upgrade checks judge a hop: only an upgrade run has one.
 					if c.Area == Upgrade || !b.Has(c) || (cfg.Only != nil && !cfg.Only(b.Name, c.ID)) {
 						continue
@@ -221,15 +227,43 @@ func takenElsewhere(r ginkgo.SpecReport) bool {
 	return false
 }
 
+// runOrder is the order a binding's checks run in. With a queue
+// (Config.Queue) every binding is Ordered: the queued binding's checks run
+// in the queue's order, the rest after in Checks' order; a binding that
+// changes Argo CD's settings runs in Checks' order, as it always does; any
+// other in the order Ginkgo gives unordered specs, by their text. So a
+// queue changes the order of its own binding only (a witness's checks may
+// depend on theirs), and, every container being Ordered, Ginkgo runs the
+// witnesses first ("broken/..." before "conformance") and the queue fills
+// what they leave.
+func runOrder(b Binding, checks []Check, queues map[string][]string) []Check {
+	queue, queued := queues[b.Name]
+	switch {
+	case len(queues) == 0 || (!queued && b.ChangesArgoCD()):
+		return checks
+	case !queued:
+		out := slices.Clone(checks)
+		slices.SortStableFunc(out, func(a, b Check) int { return strings.Compare(a.ID+": "+a.Title, b.ID+": "+b.Title) })
+		return out
+	}
+	pos := func(c Check) int {
+		if i := slices.Index(queue, c.ID); i >= 0 {
+			return i
+		}
+		return len(queue)
+	}
+	out := slices.Clone(checks)
+	slices.SortStableFunc(out, func(a, b Check) int { return pos(a) - pos(b) })
+	return out
+}
+
 // bindingDecorations keeps the checks of a binding that changes Argo CD's
 // settings together (Ordered), so that no other binding's check runs under
 // them; ContinueOnFailure, since a witness fails checks on purpose and the
-// rest must still run. A binding whose checks are claimed from a queue
-// (Config.Claim) is Ordered too: Ginkgo otherwise sorts the specs of one
-// container by their text, and the queue's order (longest first) is what
-// keeps the environments' ends even.
-func bindingDecorations(b Binding, queued bool) []any {
-	if b.ChangesArgoCD() || queued {
+// rest must still run. When a binding's checks are claimed from a queue
+// (Config.Queue), every binding is Ordered (runOrder says in which order).
+func bindingDecorations(b Binding, queue bool) []any {
+	if b.ChangesArgoCD() || queue {
 		return []any{ginkgo.Ordered, ginkgo.ContinueOnFailure}
 	}
 	return nil

@@ -214,37 +214,20 @@ func (sh *Share) Bindings() map[string]bool {
 	return out
 }
 
-// Order sorts a run's bindings and checks, in place, in the share's order: the bindings whose checks are
-// pooled after the others (the pool fills what the dealt units leave), and
-// the checks as the share lists them (longest first), the rest after them
-// in the catalogue's order.
-func (sh *Share) Order(bindings []conformance.Binding, checks []conformance.Check) {
-	pooled, rank := map[string]bool{}, map[string]int{}
-	for i, u := range sh.Units {
+// Queue is conformance.Config.Queue for the share: for each binding whose
+// checks are pooled, their IDs in the share's order (longest first). Only
+// those bindings are run in an order of the share's: a witness keeps the
+// order it always ran in, since a witness's checks may depend on it (one
+// whose bridge gives up for good fails every check after the one that
+// stops its service).
+func (sh *Share) Queue() map[string][]string {
+	out := map[string][]string{}
+	for _, u := range sh.Units {
 		if u.Pooled {
-			pooled[u.Binding] = true
-		}
-		if _, ok := rank[u.Check]; !ok && u.Check != "" {
-			rank[u.Check] = i
+			out[u.Binding] = append(out[u.Binding], u.Check)
 		}
 	}
-	slices.SortStableFunc(bindings, func(a, b conformance.Binding) int {
-		return cmp.Compare(boolInt(pooled[a.Name]), boolInt(pooled[b.Name]))
-	})
-	pos := func(c conformance.Check) int {
-		if r, ok := rank[c.ID]; ok {
-			return r
-		}
-		return len(sh.Units)
-	}
-	slices.SortStableFunc(checks, func(a, b conformance.Check) int { return cmp.Compare(pos(a), pos(b)) })
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return out
 }
 
 // Claimer is conformance.Config.Claim for a share: a pooled unit is the

@@ -128,13 +128,8 @@ func TestReadShareOrdersAndClaims(t *testing.T) {
 	if b := sh.Bindings(); !b["conformance"] || !b["broken/x"] || len(b) != 2 {
 		t.Errorf("bindings %v", b)
 	}
-	checks, bindings := conformance.Catalogue(), []conformance.Binding{{Name: "conformance"}, {Name: "broken/x", Witness: true}}
-	sh.Order(bindings, checks)
-	if bindings[0].Name != "broken/x" {
-		t.Errorf("the pooled binding must come last: %v", bindings)
-	}
-	if checks[0].ID != "SMOKE-002" || checks[1].ID != "SMOKE-001" || len(checks) != len(conformance.Catalogue()) {
-		t.Errorf("checks begin %s, %s (%d): want the share's order, then the rest", checks[0].ID, checks[1].ID, len(checks))
+	if q := sh.Queue(); len(q) != 1 || !slices.Equal(q["conformance"], []string{"SMOKE-002", "SMOKE-001"}) {
+		t.Errorf("queue %v: want the pooled checks of the conformance binding, in the share's order", q)
 	}
 	// Two shares of one run claim from one folder: each pooled unit once,
 	// their own units always.
