@@ -106,7 +106,7 @@ func runParallel(ctx context.Context, f *runFlags, cfg environment.Config, plan 
 	if len(shares) == 0 {
 		return fmt.Errorf("--label-filter %q selects no check of this run", f.labelFilter)
 	}
-	fmt.Fprintf(os.Stderr, "parallel: %d environments; %s\n", len(shares), parallel.Describe(shares))
+	fmt.Fprintf(os.Stderr, "parallel: %s\n", parallel.Describe(shares))
 	rep.Metadata.Command = reproduce(f, tools.ArgoCDVersion)
 	start := time.Now()
 	self, err := os.Executable()
