@@ -78,7 +78,7 @@ Measured %s on %s. Every run's own report holds these figures too
 			}
 		}
 		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %d ran | %s |\n", name, benchWhat[name], r.Environment.ArgoCDVersion,
-			secs(r.Timings.TotalSeconds), secs(r.Timings.BringUpSeconds), secs(r.Timings.SuiteSeconds), secs(phase(r, "teardown")), ran, verdict(r))
+			secs(r.Timings.TotalSeconds), secs(r.Timings.BringUpSeconds), secs(r.Timings.SuiteSeconds), teardown(r), ran, verdict(r))
 	}
 	for _, name := range Benchmarks {
 		if name == renderBenchmark {
@@ -142,6 +142,24 @@ func median(ts []render.Timing, f func(render.Timing) float64) float64 {
 }
 
 func secs(s float64) string { return fmt.Sprintf("%.1f s", s) }
+
+// teardown is r's teardown phase; for a parallel run, the longest of its
+// shares' ("—" when the report does not say).
+func teardown(r *v1alpha1.ConformanceReport) string {
+	if t := phase(r, "teardown"); t > 0 {
+		return secs(t)
+	}
+	longest := -1.0
+	for _, p := range r.Timings.Phases {
+		if strings.HasPrefix(p.Name, "share ") && strings.HasSuffix(p.Name, ": teardown") {
+			longest = max(longest, p.Seconds)
+		}
+	}
+	if longest < 0 {
+		return "—"
+	}
+	return secs(longest)
+}
 
 // phase is the seconds of r's phase name (0 when absent).
 func phase(r *v1alpha1.ConformanceReport, name string) float64 {

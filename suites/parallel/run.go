@@ -243,6 +243,11 @@ func Merge(rep *v1alpha1.ConformanceReport, rec *reports.Recorder, runs []*Child
 		rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: fmt.Sprintf("share %d: bring-up", r.index), Seconds: r.report.Timings.BringUpSeconds},
 			v1alpha1.Phase{Name: fmt.Sprintf("share %d: checks", r.index), Seconds: r.report.Timings.SuiteSeconds},
 			v1alpha1.Phase{Name: fmt.Sprintf("share %d: whole run", r.index), Seconds: r.report.Timings.TotalSeconds})
+		for _, p := range r.report.Timings.Phases {
+			if p.Name == "teardown" {
+				rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: fmt.Sprintf("share %d: teardown", r.index), Seconds: p.Seconds})
+			}
+		}
 		if logs := filepath.Join(r.output, "reports", r.report.Metadata.RunID, "logs"); r.report.Metadata.RunID != "" {
 			if _, err := os.Stat(logs); err == nil {
 				errs = append(errs, linkLogs(logDir, fmt.Sprintf("share-%d", r.index), logs))
