@@ -64,8 +64,8 @@ status is 1 when it fails; 2 on bad usage.
   cmp-conformance render --sample basic --image my-plugin:1.4 --watch   # certify.yaml's sample, again on every change
 
 The binaries are cached after the first run (argocd, helm, kustomize of the
-version); a render then takes a few seconds, most of it starting the
-repo-server and the plugin.`,
+version); a render then takes one to two seconds, most of it starting the
+repo-server and the plugin (docs/performance.md has this machine's figures).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.began = time.Now()
