@@ -99,14 +99,22 @@ const durationEntry = "cmp-conformance check duration"
 
 // checkSeconds is the check's own duration, or the spec's.
 func checkSeconds(r ginkgo.SpecReport) float64 {
-	for _, e := range r.ReportEntries {
-		if e.Name == durationEntry {
-			if d, ok := e.GetRawValue().(time.Duration); ok {
-				return d.Seconds()
-			}
+	if v, ok := entryValue(r, durationEntry); ok {
+		if d, ok := v.(time.Duration); ok {
+			return d.Seconds()
 		}
 	}
 	return r.RunTime.Seconds()
+}
+
+// entryValue is the value of r's first report entry named name.
+func entryValue(r ginkgo.SpecReport, name string) (any, bool) {
+	for _, e := range r.ReportEntries {
+		if e.Name == name {
+			return e.GetRawValue(), true
+		}
+	}
+	return nil, false
 }
 
 // mismatchPrefix starts the failure of a witness spec that disagreed.
@@ -163,7 +171,7 @@ func Register(cfg Config) error {
 					if c.Area == Upgrade || !b.Has(c) || (cfg.Only != nil && !cfg.Only(b.Name, c.ID)) {
 						continue
 					}
-					leaf := c.ID + ": " + c.Title
+					leaf := leafText(c)
 					specs[specKey{b.Name, "", leaf}] = specInfo{binding: b, check: c}
 					decorations := []any{ginkgo.Label(c.Labels()...), ginkgo.SpecTimeout(CheckTimeout)}
 					if cfg.Repeat > 1 {
@@ -219,13 +227,12 @@ func claimed(cfg Config, b Binding, c Check) {
 }
 
 func takenElsewhere(r ginkgo.SpecReport) bool {
-	for _, e := range r.ReportEntries {
-		if e.Name == takenEntry {
-			return true
-		}
-	}
-	return false
+	_, ok := entryValue(r, takenEntry)
+	return ok
 }
+
+// leafText is a check's spec text, by which Ginkgo orders unordered specs.
+func leafText(c Check) string { return c.ID + ": " + c.Title }
 
 // runOrder is the order a binding's checks run in. With a queue
 // (Config.Queue) every binding is Ordered: the queued binding's checks run
@@ -243,7 +250,7 @@ func runOrder(b Binding, checks []Check, queues map[string][]string) []Check {
 		return checks
 	case !queued:
 		out := slices.Clone(checks)
-		slices.SortStableFunc(out, func(a, b Check) int { return strings.Compare(a.ID+": "+a.Title, b.ID+": "+b.Title) })
+		slices.SortStableFunc(out, func(a, b Check) int { return strings.Compare(leafText(a), leafText(b)) })
 		return out
 	}
 	pos := func(c Check) int {

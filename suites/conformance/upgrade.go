@@ -144,7 +144,7 @@ func registerUpgrade(cfg Config, checks []Check, specs map[specKey]specInfo) {
 							if !b.Has(c) {
 								continue
 							}
-							leaf := c.ID + ": " + c.Title
+							leaf := leafText(c)
 							specs[specKey{b.Name, hop.name, leaf}] = specInfo{binding: b, check: c, hop: hop.name}
 							ginkgo.It(leaf, ginkgo.Label(c.Labels()...), func(ctx ginkgo.SpecContext) {
 								runCheckOn(ctx, cfg.Env(), b, c, hop)
