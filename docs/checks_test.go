@@ -17,7 +17,7 @@ func TestPagesAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages := map[string]func(string) ([]byte, error){"checks.md": ChecksPage}
+	pages := map[string]func(string) ([]byte, error){"checks.md": ChecksPage, "performance.md": performanceWithRuns}
 	for name, page := range pages {
 		want, err := page(root)
 		if err != nil {
@@ -34,4 +34,18 @@ func TestPagesAreCurrent(t *testing.T) {
 			t.Errorf("docs/%s is stale (or missing: %v): run `make docs` and commit it", name, err)
 		}
 	}
+}
+
+// performanceWithRuns is docs/performance.md as make bench wrote it, with
+// its section of clean-clone runs rendered from the record now.
+func performanceWithRuns(root string) ([]byte, error) {
+	page, err := os.ReadFile(filepath.Join(root, "docs", "performance.md"))
+	if err != nil {
+		return nil, err
+	}
+	runs, err := ReadCIRuns(filepath.Join(root, CIRunsFile))
+	if err != nil {
+		return nil, err
+	}
+	return WithCIRuns(page, CIRunsSection(runs)), nil
 }

@@ -31,6 +31,8 @@ type Bench struct {
 	// Tools are the binaries of the cache, each with its first download or
 	// build time.
 	Tools []toolchain.Binary
+	// CIRuns is the record of clean-clone runs of make test.
+	CIRuns []CIRun
 }
 
 // What each benchmark is, for the page.
@@ -104,6 +106,7 @@ Measured %s on %s. Every run's own report holds these figures too
 	for _, t := range tools {
 		fmt.Fprintf(&w, "| %s | %s | %s | %.0f | %s |\n", t.Name, t.Version, t.Origin, t.ObtainSeconds, t.ObtainedAt.UTC().Format("2006-01-02"))
 	}
+	w.WriteString(CIRunsSection(b.CIRuns))
 	return []byte(w.String()), nil
 }
 

@@ -18,7 +18,7 @@ import (
 )
 
 func reportPerformanceCommand() *cobra.Command {
-	var write string
+	var write, ciRuns string
 	cmd := &cobra.Command{
 		Use:   "performance NAME=REPORT... render=TIMINGS",
 		Short: "Write the performance page from the reports of make bench's runs and this machine's toolchain cache",
@@ -26,6 +26,8 @@ func reportPerformanceCommand() *cobra.Command {
 benchmark (` + strings.Join(docs.Benchmarks, ", ") + `), its report's total, bring-up,
 suite and teardown times and slowest checks; and how long each binary of the
 toolchain cache took to obtain when it was first built or downloaded here;
+the record of clean-clone runs of make test (--ci-runs; make docs renders
+that section alone);
 for render, the file its --timings runs appended to. Every benchmark must be
 given.`,
 		Args: cobra.MinimumNArgs(1),
@@ -56,6 +58,9 @@ given.`,
 			if b.Tools, err = tc.Cached(); err != nil {
 				return err
 			}
+			if b.CIRuns, err = docs.ReadCIRuns(ciRuns); err != nil {
+				return err
+			}
 			page, err := docs.PerformancePage(b)
 			if err != nil {
 				return err
@@ -63,6 +68,7 @@ given.`,
 			return os.WriteFile(write, page, 0o644)
 		}}
 	cmd.Flags().StringVar(&write, "write", "docs/performance.md", "the page to write")
+	cmd.Flags().StringVar(&ciRuns, "ci-runs", docs.CIRunsFile, "the record of clean-clone runs of make test, shown at the end of the page")
 	return cmd
 }
 
