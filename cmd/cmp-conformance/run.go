@@ -20,7 +20,6 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/plugins"
-	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 	"github.com/cmp-conformance/cmp-conformance/suites/parallel"
@@ -212,13 +211,6 @@ func run(f *runFlags) error {
 		// teardown (which its parent's death starts: childProcAttr).
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	}
-	started := time.Now()
-	runID := runner.NewRunID(time.Now())
-	out, err := filepath.Abs(f.output)
-	if err != nil {
-		return err
-	}
-	reportDir := filepath.Join(out, "reports", runID)
 	profile := plugins.ProfileCatalogue
 	if f.certify != nil {
 		profile = plugins.ProfilePlugin
@@ -226,35 +218,37 @@ func run(f *runFlags) error {
 	if path != nil {
 		profile = plugins.ProfileUpgrade
 	}
-	rep := runner.NewReport(runID, f.runtime, profile, started)
-	rep.Metadata.LabelFilter = f.labelFilter
-	if path != nil {
-		rep.Environment.Notes = append(rep.Environment.Notes, "upgrade run along "+strings.Join(path, " -> ")+": the environment was brought up on "+path[0])
-	}
-	rec, err := reports.OpenRecorder(filepath.Join(reportDir, "results.jsonl"))
+	sess, err := runner.Open(f.output, f.runtime, profile, f.labelFilter, time.Now(), os.Stderr)
 	if err != nil {
 		return err
 	}
-	defer rec.Close()
+	rep := sess.Report
+	if path != nil {
+		sess.Note("upgrade run along " + strings.Join(path, " -> ") + ": the environment was brought up on " + path[0])
+	}
 	suiteFailed := false
 	finish := func(runErr error) error {
 		switch {
 		case cutShort(ctx, runErr):
 			// What Ctrl-C cut short is no failure: the run is incomplete.
-			rep.Environment.Notes = append(rep.Environment.Notes, "stopped by the interruption: "+runErr.Error())
+			sess.Note("stopped by the interruption: " + runErr.Error())
 			fmt.Fprintln(os.Stderr, "interrupted:", runErr)
+			runErr = nil
 		case runErr != nil:
-			rep.Error = runErr.Error()
 			fmt.Fprintln(os.Stderr, "error:", runErr)
 		}
 		rep.Interrupted = rep.Interrupted || ctx.Err() != nil
-		rep.Timings.TotalSeconds = time.Since(started).Seconds()
-		return writeReport(out, reportDir, rep, suiteFailed)
+		code, err := sess.Finish(runErr, suiteFailed)
+		if err != nil {
+			return err
+		}
+		if code != 0 {
+			return exitError{code}
+		}
+		return nil
 	}
-	if note, err := environment.Guard(ctx, filepath.Join(out, "env", "state.json")); err != nil {
+	if err := sess.Guard(ctx); err != nil {
 		return finish(err)
-	} else if note != "" {
-		rep.Environment.Notes = append(rep.Environment.Notes, note)
 	}
 	plan, pluginPath, err := f.prepare(ctx, f.selfTest, profile)
 	if err != nil {
@@ -276,12 +270,12 @@ func run(f *runFlags) error {
 			claim = sh.Claimer(f.claims)
 		}
 	}
-	cfg, err := f.config(runID, filepath.Join(reportDir, "logs"), plan, pluginPath)
+	cfg, err := f.config(rep.Metadata.RunID, sess.LogDir(), plan, pluginPath)
 	if err != nil {
 		return finish(err)
 	}
 	if f.parallel > 1 {
-		return finish(runParallel(ctx, f, cfg, plan, rep, rec, reportDir))
+		return finish(runParallel(ctx, f, cfg, plan, rep, sess.Recorder(), sess.ReportDir))
 	}
 	// Every version of the path is obtained before anything starts: a
 	// missing build fails now, not after the first hop.
@@ -289,29 +283,24 @@ func run(f *runFlags) error {
 	if err != nil {
 		return finish(err)
 	}
-	env, err := environment.Up(ctx, cfg)
-	runner.DescribeEnvironment(rep, env, plan.Bindings)
+	err = sess.Up(ctx, cfg, plan.Bindings)
 	for _, b := range pathBinaries {
 		rep.Environment.Binaries = append(rep.Environment.Binaries, v1alpha1.Binary{Name: b.Name, Version: b.Version, SHA256: b.SHA256, Source: b.Source, Path: b.Path})
 	}
 	if err != nil {
-		return finish(fmt.Errorf("bring-up: %w", err))
+		return finish(err)
 	}
-	rep.Metadata.Command = reproduce(f, env.Tools.ArgoCDVersion)
-	rep.Timings.BringUpSeconds = env.BringUp.Seconds()
+	rep.Metadata.Command = reproduce(f, sess.Env.Tools.ArgoCDVersion)
 	if f.units != "" {
 		// The parent starts its next share now (runShares).
-		_ = os.WriteFile(filepath.Join(out, parallel.UpFile), nil, 0o644)
+		_ = os.WriteFile(filepath.Join(sess.Out, parallel.UpFile), nil, 0o644)
 	}
-	suiteStart := time.Now()
 	var upgrade *conformance.UpgradeRun
 	if path != nil {
 		upgrade = &conformance.UpgradeRun{Path: path, Timeout: f.upgradeTimeout, Record: func(u v1alpha1.Upgrade) { rep.Upgrade = &u }}
 	}
-	suiteErr := runSuite(ctx, f, env, plan, rec, &suiteFailed, upgrade, targets, share{only, claim, queue})
-	rep.Timings.SuiteSeconds = time.Since(suiteStart).Seconds()
-	downErr := runner.TearDown(ctx, env, rep)
-	return finish(errors.Join(suiteErr, downErr))
+	suiteErr := runSuite(ctx, f, sess, plan, &suiteFailed, upgrade, targets, share{only, claim, queue})
+	return finish(errors.Join(suiteErr, sess.Down(ctx)))
 }
 
 // share is what a share of a parallel run gives the tree (all nil otherwise).
@@ -323,17 +312,12 @@ type share struct {
 
 // runSuite runs the checks; suiteFailed is set when Ginkgo itself did not
 // pass (the results may not say why, e.g. a spec that stopped early).
-func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, plan *pluginPlan, rec *reports.Recorder, suiteFailed *bool,
+func runSuite(ctx context.Context, f *runFlags, sess *runner.Session, plan *pluginPlan, suiteFailed *bool,
 	upgrade *conformance.UpgradeRun, targets map[string]argocd.Target, sh share) error {
-	conn, err := runner.Connect(ctx, env)
-	if err != nil {
+	if err := sess.Connect(ctx); err != nil {
 		return err
 	}
-	defer func() { conn.Close() }()
-	dslEnv, err := runner.DSL(env, conn)
-	if err != nil {
-		return err
-	}
+	env := sess.Env
 	if upgrade != nil {
 		upgrade.Switch = func(ctx context.Context, to string) (argocd.Hop, error) {
 			var move func(context.Context, argocd.Target) (argocd.Hop, error)
@@ -351,37 +335,31 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 			if err != nil {
 				return hop, err
 			}
-			dslEnv.ArgoCDVersion, dslEnv.CLIPath = to, targets[to].Binary
+			sess.DSL.ArgoCDVersion, sess.DSL.CLIPath = to, targets[to].Binary
 			// The API client holds one connection and never redials it (Argo
 			// CD's BlockingNewClient): after the server restarted, connect anew.
-			conn.Close()
-			if conn, err = runner.Connect(ctx, env); err != nil {
+			if err := sess.Connect(ctx); err != nil {
 				return hop, fmt.Errorf("connecting to Argo CD %s: %w", to, err)
-			}
-			dslEnv.Apps, dslEnv.Repos, dslEnv.RepoCreds, dslEnv.Token = conn.Apps, conn.Repos, conn.RepoCreds, conn.Token
-			if env.Installed != nil { // a new port-forward
-				dslEnv.ServerURL = "https://" + env.Installed.ServerAddr
 			}
 			return hop, nil
 		}
 	}
 	var recErr error
-	err = conformance.Register(conformance.Config{
+	err := conformance.Register(conformance.Config{
 		Upgrade:     upgrade,
 		Only:        sh.only,
 		Claim:       sh.claim,
 		Queue:       sh.queue,
-		Env:         func() *dsl.Env { return dslEnv },
+		Env:         func() *dsl.Env { return sess.DSL },
 		Bindings:    plan.Bindings,
 		Checks:      plan.Checks,
 		LabelFilter: f.labelFilter,
 		Repeat:      f.repeat,
 		Record: func(r v1alpha1.Result) {
-			recErr = errors.Join(recErr, rec.Record(r))
-			runner.PrintResult(os.Stderr, r)
+			recErr = errors.Join(recErr, sess.Record(r))
 		},
 		RecordSelfTest: func(r v1alpha1.SelfTestResult) {
-			recErr = errors.Join(recErr, rec.RecordSelfTest(r))
+			recErr = errors.Join(recErr, sess.Recorder().RecordSelfTest(r))
 			verdict := "ok"
 			switch {
 			case r.Provisional && !r.OK:
@@ -403,19 +381,6 @@ func runSuite(ctx context.Context, f *runFlags, env *environment.Environment, pl
 		*suiteFailed = true
 	}
 	return recErr
-}
-
-// writeReport writes the run's report and turns its exit status into the
-// command's.
-func writeReport(out, reportDir string, rep *v1alpha1.ConformanceReport, suiteFailed bool) error {
-	code, err := runner.WriteReport(out, reportDir, rep, suiteFailed, os.Stderr)
-	if err != nil {
-		return err
-	}
-	if code != 0 {
-		return exitError{code}
-	}
-	return nil
 }
 
 // inClusterUsage refuses, before anything is built, what the runtimes that

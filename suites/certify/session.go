@@ -19,29 +19,24 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/suites/runner"
 )
 
-// session is one certification run: its environment and its report.
-// Nothing is written until the bring-up starts: a Ginkgo dry run, or a run
-// whose filters leave no check of it, writes no report.
+// session is one certification run: its environment and its report,
+// through runner.Session as the binary's runs. Nothing is written until the
+// bring-up starts: a Ginkgo dry run, or a run whose filters leave no check of
+// it, writes no report.
 type session struct {
-	cfg       Config
-	binding   conformance.Binding
-	out       string
-	reportDir string
-	rep       *v1alpha1.ConformanceReport
+	cfg     Config
+	binding conformance.Binding
 	// labelFilter is the Ginkgo label filter of the run, for the report.
 	labelFilter string
 	// levelJudged is set once the spec that judges the level ran.
 	levelJudged bool
 
-	env        *environment.Environment
-	api        *runner.API
-	dsl        *dsl.Env
-	suiteStart time.Time
-
 	mu sync.Mutex
-	// rec is opened when the bring-up starts; results recorded before
+	// run is opened when the bring-up starts; results recorded before
 	// (specs filtered out ahead of the first that runs) wait in pending.
-	rec         *reports.Recorder
+	run         *runner.Session
+	rep         *v1alpha1.ConformanceReport
+	dsl         *dsl.Env
 	pending     []v1alpha1.Result
 	upErr       error
 	runErrs     []error
@@ -53,11 +48,7 @@ type session struct {
 }
 
 func newSession(cfg Config, b conformance.Binding, labelFilter string) (*session, error) {
-	out, err := filepath.Abs(cfg.Output)
-	if err != nil {
-		return nil, err
-	}
-	return &session{cfg: cfg, binding: b, out: out, labelFilter: labelFilter}, nil
+	return &session{cfg: cfg, binding: b, labelFilter: labelFilter}, nil
 }
 
 // open starts the report: results are recorded as each check finishes, so
@@ -65,18 +56,13 @@ func newSession(cfg Config, b conformance.Binding, labelFilter string) (*session
 func (s *session) open() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	started := time.Now()
-	runID := runner.NewRunID(started)
-	s.reportDir = filepath.Join(s.out, "reports", runID)
-	s.rep = runner.NewReport(runID, environment.RuntimeEmbedded, reports.ProfilePlugin, started)
-	s.rep.Metadata.LabelFilter = s.labelFilter
-	rec, err := reports.OpenRecorder(filepath.Join(s.reportDir, "results.jsonl"))
+	run, err := runner.Open(s.cfg.Output, environment.RuntimeEmbedded, reports.ProfilePlugin, s.labelFilter, time.Now(), s.cfg.Progress)
 	if err != nil {
 		return err
 	}
-	s.rec = rec
+	s.run, s.rep = run, run.Report
 	for _, r := range s.pending {
-		s.runErrs = append(s.runErrs, rec.Record(r))
+		s.runErrs = append(s.runErrs, run.Recorder().Record(r))
 	}
 	s.pending = nil
 	return nil
@@ -96,13 +82,8 @@ func (s *session) up(ctx context.Context) error {
 }
 
 func (s *session) bringUp(ctx context.Context) error {
-	stateFile := filepath.Join(s.out, "env", "state.json")
-	note, err := environment.Guard(ctx, stateFile)
-	if err != nil {
+	if err := s.run.Guard(ctx); err != nil {
 		return s.failed(err)
-	}
-	if note != "" {
-		s.rep.Environment.Notes = append(s.rep.Environment.Notes, note)
 	}
 	var path []string
 	for _, dir := range s.cfg.PluginPath {
@@ -112,27 +93,23 @@ func (s *session) bringUp(ctx context.Context) error {
 		}
 		path = append(path, abs)
 	}
-	env, err := environment.Up(ctx, environment.Config{
+	err := s.run.Up(ctx, environment.Config{
 		Runtime: environment.RuntimeEmbedded, ArgoCDVersion: s.cfg.ArgoCDVersion, PortBase: s.cfg.PortBase,
 		Plugins: []argocd.Plugin{s.binding.Subjects[conformance.RoleSubject].Plugin}, PluginPath: path,
-		RunID: s.rep.Metadata.RunID, LogDir: filepath.Join(s.reportDir, "logs"), StateFile: stateFile,
+		RunID: s.rep.Metadata.RunID, LogDir: s.run.LogDir(), StateFile: s.run.StateFile(),
 		Toolchain: s.cfg.Toolchain, Progress: s.cfg.Progress, ReadyTimeout: s.cfg.ReadyTimeout,
-	})
-	s.env = env
-	runner.DescribeEnvironment(s.rep, env, []conformance.Binding{s.binding})
+	}, []conformance.Binding{s.binding})
 	if err != nil {
-		return s.failed(fmt.Errorf("bring-up: %w", err))
+		return s.failed(err)
 	}
-	s.rep.Timings.BringUpSeconds = env.BringUp.Seconds()
 	// The test binary's path is a temporary file: its name and flags say more.
-	s.rep.Metadata.Command = fmt.Sprintf("%s (certify library, Argo CD %s)", strings.Join(append([]string{filepath.Base(os.Args[0])}, os.Args[1:]...), " "), env.Tools.ArgoCDVersion)
-	if s.api, err = runner.Connect(ctx, env); err != nil {
+	s.rep.Metadata.Command = fmt.Sprintf("%s (certify library, Argo CD %s)", strings.Join(append([]string{filepath.Base(os.Args[0])}, os.Args[1:]...), " "), s.run.Env.Tools.ArgoCDVersion)
+	if err := s.run.Connect(ctx); err != nil {
 		return s.failed(err)
 	}
-	if s.dsl, err = runner.DSL(env, s.api); err != nil {
-		return s.failed(err)
-	}
-	s.suiteStart = time.Now()
+	s.mu.Lock()
+	s.dsl = s.run.DSL
+	s.mu.Unlock()
 	return nil
 }
 
@@ -157,17 +134,12 @@ func (s *session) takeDown(ctx context.Context) {
 		return
 	}
 	s.down = true
+	run := s.run
 	s.mu.Unlock()
-	if !s.suiteStart.IsZero() {
-		s.rep.Timings.SuiteSeconds = time.Since(s.suiteStart).Seconds()
-	}
-	if s.api != nil {
-		s.api.Close()
-	}
-	if s.env == nil {
+	if run == nil {
 		return
 	}
-	if err := runner.TearDown(ctx, s.env, s.rep); err != nil {
+	if err := run.Down(ctx); err != nil {
 		fmt.Fprintln(s.cfg.Progress, "certify: teardown:", err)
 		s.failed(fmt.Errorf("teardown: %w", err))
 	}
@@ -184,14 +156,13 @@ func (s *session) record(r v1alpha1.Result) {
 	if r.State == v1alpha1.StateSkipped && strings.HasPrefix(r.Message, conformance.InterruptedPrefix) {
 		s.interrupted = true
 	}
-	if s.rec == nil {
+	if s.run == nil {
 		s.pending = append(s.pending, r)
 		return
 	}
-	if err := s.rec.Record(r); err != nil {
+	if err := s.run.Record(r); err != nil {
 		s.runErrs = append(s.runErrs, err)
 	}
-	runner.PrintResult(s.cfg.Progress, r)
 }
 
 // report is the finished run's report; nil when nothing ran.
@@ -211,16 +182,11 @@ func (s *session) finish(ctx context.Context) (int, error) {
 	s.takeDown(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.finished || s.rec == nil {
+	if s.finished || s.run == nil {
 		return s.code, s.err
 	}
 	s.finished = true
-	if err := errors.Join(s.runErrs...); err != nil {
-		s.rep.Error = err.Error()
-	}
 	s.rep.Interrupted = s.rep.Interrupted || s.interrupted
-	s.rep.Timings.TotalSeconds = time.Since(s.rep.Metadata.Date).Seconds()
-	s.code, s.err = runner.WriteReport(s.out, s.reportDir, s.rep, false, s.cfg.Progress)
-	s.err = errors.Join(s.err, s.rec.Close())
+	s.code, s.err = s.run.Finish(errors.Join(s.runErrs...), false)
 	return s.code, s.err
 }

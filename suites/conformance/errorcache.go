@@ -29,46 +29,39 @@ import (
 // plugin would have succeeded), and a hard refresh must run the plugin and
 // show its output.
 
-// failWindow is how long the plugin fails: room for the repeated failures
-// the cache needs, on a loaded machine (one refresh takes about a second).
-const failWindow = 20 * time.Second
+// The plugin fails for a window, the first one short: room for
+// minRefreshes refreshes on an idle machine (one takes about a second). A
+// window that closed before that many refreshes ran is too short to judge
+// the cache by (the repo-server may not have seen the failures it needs, and
+// the plugin would then be run again for a reason of this machine's pace,
+// not of Argo CD's): the check starts over with a new application and twice
+// the window, up to maxFailWindow, and judges whatever that last one shows.
+const (
+	failWindow    = 12 * time.Second
+	maxFailWindow = 48 * time.Second
+	// minRefreshes, the creation's included: twice the failures
+	// (ARGOCD_PAUSE_GEN_AFTER_FAILED_ATTEMPTS, 3 by default) after which the
+	// repo-server serves an error from its cache.
+	minRefreshes = 6
+)
 
 var errorCache = Check{
 	ID:    "CACHE-001",
 	Title: "a plugin error that repeats is served from the repo-server's cache on a normal refresh, and a hard refresh runs the plugin again and shows its new output",
 	Area:  Faults, Level: Core, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFiles},
 	Test: func(ctx context.Context, s *Suite) {
-		until := time.Now().Add(failWindow).Truncate(time.Second)
-		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("error-cache").Path("contract-app").SourcePath("app").
-			File("app/config.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cache-config\n")).
-			File("app/"+contract.FailUntilFile, []byte(strconv.FormatInt(until.Unix(), 10)+"\n")), RoleFiles)
 		failing := regexp.MustCompile(regexp.QuoteMeta(contract.FailUntilFile))
-		cons := c.When().CreateAppUnvalidated().Then().Expect(dsl.NoActionError()).
-			ExpectWithin(s.Env.Timeouts.Refresh, dsl.ErrorSurfaces("ComparisonError", failing))
-
-		// While the plugin fails: normal refreshes, each one a failure
-		// (until the cache serves them), stopping short of the window's end
-		// so that none runs the plugin after it; a second apart, since a
-		// cached error answers in milliseconds.
-		refreshes := 1
-		pace := time.NewTicker(time.Second)
-		defer pace.Stop()
-		for ; time.Until(until) > 3*time.Second; refreshes++ {
-			select {
-			case <-pace.C:
-			case <-ctx.Done():
-				gomega.Expect(ctx.Err()).NotTo(gomega.HaveOccurred(), "stopped while refreshing the failing application")
-			}
-			cons = cons.When().Refresh(false).Then().Expect(dsl.NoActionError())
-			msg := comparisonError(cons)
-			gomega.Expect(msg).To(gomega.MatchRegexp(failing.String()), "while the plugin fails, refresh %d does not show its error", refreshes)
+		window := failWindow
+		cons, refreshes := failingFor(ctx, s, window, failing)
+		for refreshes < minRefreshes && window < maxFailWindow {
+			observe("only %d refreshes ran in the %s the plugin failed, too few to judge the cache by: again with a new application and %s", refreshes, window, 2*window)
+			window *= 2
+			cons, refreshes = failingFor(ctx, s, window, failing)
 		}
-		// The condition is the clock: the plugin fails until then.
-		waitUntil(ctx, until)
 		cons = cons.When().Refresh(false).Then().Expect(dsl.NoActionError())
 		msg := comparisonError(cons)
 		gomega.Expect(msg).To(gomega.MatchRegexp(failing.String()), "after %d refreshes of a failing plugin, and once its error had gone away, a normal refresh ran the plugin again: the error was not served from the repo-server's cache (%q)", refreshes, msg)
-		observe("the error was served from the cache after %d refreshes during the %s the plugin failed: %s", refreshes, failWindow, shortened(msg))
+		observe("the error was served from the cache after %d refreshes during the %s the plugin failed: %s", refreshes, window, shortened(msg))
 
 		cons = cons.When().Refresh(true).Then().Expect(dsl.NoActionError())
 		gomega.Eventually(func() string { return comparisonError(cons) }).WithContext(ctx).
@@ -77,6 +70,39 @@ var errorCache = Check{
 		rec := recordOf(cons)
 		gomega.Expect(rec.Plugin).To(gomega.Equal(s.Plugin(RoleFiles).Name), "after the hard refresh, the application was rendered by %q", rec.Plugin)
 	},
+}
+
+// failingFor creates an application whose plugin fails for window, refreshes
+// it normally while it fails, and returns once the window has closed, with
+// the number of refreshes that showed the error (the creation's included).
+func failingFor(ctx context.Context, s *Suite, window time.Duration, failing *regexp.Regexp) (*dsl.Consequences, int) {
+	ginkgo.GinkgoHelper()
+	until := time.Now().Add(window).Truncate(time.Second)
+	c := s.DiscoveredBy(s.Given(ctx).NamePrefix("error-cache").Path("contract-app").SourcePath("app").
+		File("app/config.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cache-config\n")).
+		File("app/"+contract.FailUntilFile, []byte(strconv.FormatInt(until.Unix(), 10)+"\n")), RoleFiles)
+	cons := c.When().CreateAppUnvalidated().Then().Expect(dsl.NoActionError()).
+		ExpectWithin(s.Env.Timeouts.Refresh, dsl.ErrorSurfaces("ComparisonError", failing))
+
+	// Normal refreshes, each one a failure (until the cache serves them),
+	// stopping short of the window's end so that none runs the plugin after
+	// it; a second apart, since a cached error answers in milliseconds.
+	refreshes := 1
+	pace := time.NewTicker(time.Second)
+	defer pace.Stop()
+	for ; time.Until(until) > 3*time.Second; refreshes++ {
+		select {
+		case <-pace.C:
+		case <-ctx.Done():
+			gomega.Expect(ctx.Err()).NotTo(gomega.HaveOccurred(), "stopped while refreshing the failing application")
+		}
+		cons = cons.When().Refresh(false).Then().Expect(dsl.NoActionError())
+		msg := comparisonError(cons)
+		gomega.Expect(msg).To(gomega.MatchRegexp(failing.String()), "while the plugin fails, refresh %d does not show its error", refreshes)
+	}
+	// The condition is the clock: the plugin fails until then.
+	waitUntil(ctx, until)
+	return cons, refreshes
 }
 
 // comparisonError is the message of the application's ComparisonError

@@ -1,7 +1,10 @@
-// Package runner holds what a run of the suite needs around the checks: a
-// logged-in connection to the environment's Argo CD, the DSL environment the
-// checks see, and the report's provenance, environment and writing. The
-// cmp-conformance binary and the certify library (suites/certify) share it.
+// Package runner holds what a run of the suite needs around the checks: the
+// run's lifecycle (Session: its report opened, the environment brought up
+// and connected to, taken down, the report written), a logged-in connection
+// to the environment's Argo CD, the DSL environment the checks see, and the
+// report's provenance and environment. The cmp-conformance binary (run,
+// certify) and the certify library (suites/certify) run through the same
+// Session.
 package runner
 
 import (
