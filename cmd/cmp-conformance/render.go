@@ -232,8 +232,7 @@ func (f *renderFlags) plugin(ctx context.Context) (argocd.Plugin, error) {
 
 // runRender starts the renderer, renders once and prints the manifests;
 // with --watch it renders again on every change of the sample or of the
-// plugin (its folder, programs or --config: the plugin is then restarted,
-// as argocd-cmp-server reads plugin.yaml once) and prints what changed.
+// plugin (render.Loop) and prints what changed.
 func runRender(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.Source, stdout, stderr io.Writer) error {
 	var paths []string
 	for _, d := range f.pluginPath {
@@ -268,31 +267,7 @@ func runRender(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.
 		}
 	}()
 	fmt.Fprintf(stderr, "render: Argo CD %s and %s ready in %.1fs\n", r.Tools.ArgoCDVersion, p.FullName(), time.Since(began).Seconds())
-	once := func() (*render.Result, error) {
-		s := src
-		s.Named = s.Named || !p.Features[argocd.FeatureDiscovery]
-		res, err := r.Render(ctx, s, p.FullName())
-		if err != nil {
-			fmt.Fprintf(stderr, "render: Argo CD %s could not render %s with %s:\n%s\n", r.Tools.ArgoCDVersion, src.Folder, p.FullName(), err)
-			return nil, err
-		}
-		fmt.Fprintf(stderr, "render: %d objects (source type %s) in %.2fs\n", len(res.Manifests), res.SourceType, res.Seconds)
-		if timing.RenderSeconds == 0 {
-			timing.RenderSeconds = res.Seconds
-		}
-		return res, nil
-	}
-	last, err := once()
-	if err == nil {
-		err = printManifests(stdout, last.Manifests, f.output)
-	}
-	if !f.watch {
-		if last == nil {
-			return exitError{code: 1}
-		}
-		return err
-	}
-	// What --watch looks at: the sample, and what the plugin is made of.
+	// What --watch looks at besides the sample: what the plugin is made of.
 	pluginFiles := append([]string{}, paths...)
 	if f.pluginDir != "" {
 		pluginFiles = append(pluginFiles, f.pluginDir)
@@ -300,66 +275,37 @@ func runRender(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.
 	if f.config != "" {
 		pluginFiles = append(pluginFiles, f.config)
 	}
-	seen, _ := render.Fingerprint(src.Folder)
-	seenPlugin, _ := render.Fingerprint(pluginFiles...)
-	fmt.Fprintf(stderr, "render: watching %s and the plugin; Ctrl-C stops\n", src.Folder)
-	tick := time.NewTicker(watchEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-		sample, err1 := render.Fingerprint(src.Folder)
-		plugin, err2 := render.Fingerprint(pluginFiles...)
-		if err := errors.Join(err1, err2); err != nil {
-			fmt.Fprintln(stderr, "render:", err)
-			continue
-		}
-		if sample == seen && plugin == seenPlugin {
-			continue
-		}
-		seen = sample
-		if plugin != seenPlugin {
-			seenPlugin = plugin
-			fmt.Fprintln(stderr, "render: the plugin changed: restarting it")
+	loop := &render.Loop{Source: src, Out: stdout, Log: stderr,
+		Start: func(ctx context.Context) (*render.Renderer, argocd.Plugin, error) {
 			np, err := f.plugin(ctx)
-			if err == nil {
-				var nr *render.Renderer
-				if nr, err = start(np); err == nil {
-					_ = r.Close()
-					r, p = nr, np
-				}
-			}
 			if err != nil {
-				fmt.Fprintln(stderr, "render: the changed plugin does not start:", err)
-				continue
+				return nil, np, err
 			}
-		}
-		res, err := once()
-		if err != nil {
-			continue
-		}
-		var before []string
-		if last != nil {
-			before = last.Manifests
-		}
-		d, err := render.Diff(before, res.Manifests)
-		if err != nil {
-			return err
-		}
-		if d == "" {
-			d = "no object changed\n"
-		}
-		fmt.Fprintf(stdout, "# %s\n%s", time.Now().Format("15:04:05"), d)
-		last = res
+			nr, err := start(np)
+			return nr, np, err
+		},
+		PluginState: func(ctx context.Context) (string, error) {
+			files, err := render.Fingerprint(pluginFiles...)
+			if err != nil || f.image == "" {
+				return files, err
+			}
+			// The tag may come to name another image (docker build -t).
+			img, err := pluginimage.Inspect(ctx, f.image)
+			return files + " " + img.ID, err
+		},
+		Rendered: func(res *render.Result) error { return printManifests(stdout, res.Manifests, f.output) },
 	}
+	if f.watch {
+		r, err = loop.Run(ctx, r, p)
+		return err
+	}
+	res, err := loop.Once(ctx, r, p)
+	if err != nil {
+		return exitError{code: 1}
+	}
+	timing.RenderSeconds = res.Seconds
+	return printManifests(stdout, res.Manifests, f.output)
 }
-
-// watchEvery is how often --watch looks for a change: quick enough to feel
-// immediate, cheap enough to go unnoticed (a walk of two folders).
-const watchEvery = 300 * time.Millisecond
 
 // printManifests writes the manifests (JSON each) as YAML documents or a
 // JSON array.

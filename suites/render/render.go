@@ -51,6 +51,7 @@ type Renderer struct {
 	dir    string
 	tmpDir bool
 	n      int
+	closed bool
 }
 
 // Start obtains the version's binaries (cached after the first time) and
@@ -170,8 +171,13 @@ func (r *Renderer) Render(ctx context.Context, src Source, pluginName string) (*
 }
 
 // Close stops everything Start started and removes the run's files when
-// they were a temporary folder.
+// they were a temporary folder; once (a Loop closes the renderer it
+// replaces, its caller the last).
 func (r *Renderer) Close() error {
+	if r == nil || r.closed {
+		return nil
+	}
+	r.closed = true
 	var errs []error
 	if r.repo != nil {
 		errs = append(errs, r.repo.Stop())

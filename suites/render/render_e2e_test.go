@@ -39,7 +39,8 @@ func startPlain(t testing.TB, ctx context.Context) (*Renderer, argocd.Plugin) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Start(ctx, Options{ArgoCDVersion: os.Getenv("ARGOCD_VERSION"), Plugin: p, PluginPath: []string{bin}, PortBase: 28100,
+	p.PathDirs = append(p.PathDirs, bin)
+	r, err := Start(ctx, Options{ArgoCDVersion: os.Getenv("ARGOCD_VERSION"), Plugin: p, PortBase: 28100,
 		Toolchain: toolchain.Options{NoBuild: os.Getenv("CMP_CONFORMANCE_RENDER_BUILD") == ""}})
 	if err != nil {
 		t.Fatal(err)
