@@ -35,7 +35,7 @@ type renderFlags struct {
 	params, env                        []string
 	paramsJSON, output                 string
 	samples, sample                    string
-	named, watch                       bool
+	named, watch, explain, keep        bool
 	tmpDirs                            []string
 	timeout                            time.Duration
 	// timings is where a render appends its times (make bench); began is
@@ -112,6 +112,8 @@ repo-server and the plugin (docs/performance.md has this machine's figures).`,
 	fl.StringVar(&f.tracking, "tracking-method", "annotation", "how Argo CD tracks resources: annotation (v3's default), label or annotation+label")
 	fl.StringVarP(&f.output, "output", "o", "yaml", "yaml (documents) or json (an array of objects)")
 	fl.BoolVarP(&f.watch, "watch", "w", false, "render again on every change of FOLDER or of the plugin (--plugin-dir, --plugin-path, --config: the plugin is restarted), printing what changed, object by object; Ctrl-C stops")
+	fl.BoolVar(&f.explain, "explain", false, "say on stderr which discover rule selected the sample (our reading beside Argo CD's own answer), what the plugin received (environment, parameters, files with modes and links) and each phase's time")
+	fl.BoolVar(&f.keep, "keep", false, "keep the working copy the plugin received (as Argo CD streamed it, before its init command) in a new folder, and say where")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "bound on the whole render, a first build of the binaries included")
 	fl.StringVar(&f.timings, "timings", "", "append this render's times (ready, render, total with the teardown) to FILE as a JSON line, as make bench does")
 	return cmd
@@ -158,6 +160,8 @@ func (f *renderFlags) source(args []string) (render.Source, error) {
 		return src, fmt.Errorf("--timeout %s: give a positive bound, e.g. 5m", f.timeout)
 	case f.timings != "" && f.watch:
 		return src, errors.New("--timings times one render: leave out --watch")
+	case f.keep && f.watch:
+		return src, errors.New("--keep keeps the working copy of one render: leave out --watch (--explain explains every render)")
 	}
 	switch f.tracking {
 	case "annotation", "label", "annotation+label":
@@ -244,7 +248,7 @@ func runRender(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.
 	}
 	start := func(p argocd.Plugin) (*render.Renderer, error) {
 		return render.Start(ctx, render.Options{ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Plugin: p, PluginPath: paths,
-			Toolchain: toolchain.Options{Progress: stderr}, Progress: io.Discard})
+			Toolchain: toolchain.Options{Progress: stderr}, Progress: io.Discard, Explain: f.explain || f.keep})
 	}
 	began := time.Now()
 	r, err := start(p)
@@ -294,6 +298,21 @@ func runRender(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.
 			return files + " " + img.ID, err
 		},
 		Rendered: func(res *render.Result) error { return printManifests(stdout, res.Manifests, f.output) },
+	}
+	if f.explain || f.keep {
+		loop.Explained = func(e *render.Explanation) {
+			if f.explain {
+				e.Write(stderr)
+			}
+			if f.keep {
+				dir, err := e.Keep()
+				if err != nil {
+					fmt.Fprintln(stderr, "render: --keep:", err)
+					return
+				}
+				fmt.Fprintf(stderr, "render: the working copy %s received (before its init command) is kept at %s\n", p.FullName(), dir)
+			}
+		}
 	}
 	if f.watch {
 		r, err = loop.Run(ctx, r, p)

@@ -29,6 +29,9 @@ type Loop struct {
 	// Out gets each later render's changes; Log the loop's progress and the
 	// plugin's errors.
 	Out, Log io.Writer
+	// Explained, when set, gets what each render went through (the
+	// renderer started with Options.Explain), failed renders too.
+	Explained func(*Explanation)
 }
 
 // WatchEvery is how often a Loop looks for a change by default: quick
@@ -41,6 +44,13 @@ func (l *Loop) Once(ctx context.Context, r *Renderer, p argocd.Plugin) (*Result,
 	s := l.Source
 	s.Named = s.Named || !p.Features[argocd.FeatureDiscovery]
 	res, err := r.Render(ctx, s, p.FullName())
+	if l.Explained != nil {
+		if e, xerr := r.Explain(); xerr != nil {
+			fmt.Fprintln(l.Log, "render: explaining:", xerr)
+		} else {
+			l.Explained(e)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(l.Log, "render: Argo CD %s could not render %s with %s:\n%s\n", r.Tools.ArgoCDVersion, s.Folder, p.FullName(), err)
 		return nil, err

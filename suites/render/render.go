@@ -9,6 +9,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,6 +40,9 @@ type Options struct {
 	// PortBase lays out the ports (argocd.PortsFrom); 0 is 28000.
 	PortBase int
 	Progress io.Writer
+	// Explain puts a tap between the repo-server and the plugin, so that
+	// Explain can say what each render went through.
+	Explain bool
 }
 
 // Renderer is a running repo-server with the plugin, and a git server.
@@ -52,6 +56,7 @@ type Renderer struct {
 	tmpDir bool
 	n      int
 	closed bool
+	plugin argocd.Plugin
 }
 
 // Start obtains the version's binaries (cached after the first time) and
@@ -93,12 +98,13 @@ func Start(ctx context.Context, o Options) (_ *Renderer, err error) {
 	}
 	p := o.Plugin
 	p.PathDirs = append(p.PathDirs, o.PluginPath...)
+	r.plugin = p
 	r.repo, err = argocd.StartRepoServer(ctx, argocd.Options{
 		Binary: r.Tools.Binaries[toolchain.ArgoCD].Path, Version: r.Tools.ArgoCDVersion,
 		Dir: filepath.Join(r.dir, "argocd"), LogDir: filepath.Join(r.dir, "logs"), Ports: argocd.PortsFrom(o.PortBase),
 		ToolDirs: r.Tools.ToolDirs(), ImageEnv: r.Tools.ComponentEnv(), Plugins: []argocd.Plugin{p}, Group: r.group,
 		ImageOwner: r.dir, Progress: o.Progress,
-	})
+	}, o.Explain)
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +174,16 @@ func (r *Renderer) Render(ctx context.Context, src Source, pluginName string) (*
 		return nil, err
 	}
 	return &Result{Manifests: resp.Manifests, SourceType: resp.SourceType, Revision: resp.Revision, Seconds: time.Since(start).Seconds()}, nil
+}
+
+// Explain says what the renders since the last Explain went through (the
+// last one's discovery and what the plugin received), read from the calls
+// the repo-server made to the plugin; Start with Options.Explain.
+func (r *Renderer) Explain() (*Explanation, error) {
+	if r.repo == nil || len(r.repo.Taps) == 0 {
+		return nil, errors.New("the renderer was started without Options.Explain")
+	}
+	return explain(r.repo.Taps, map[string]argocd.Plugin{r.plugin.FullName(): r.plugin}, r.Phases)
 }
 
 // Close stops everything Start started and removes the run's files when

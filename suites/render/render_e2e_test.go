@@ -5,9 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
@@ -25,6 +28,12 @@ func e2e(t *testing.T) {
 // startPlain starts a Renderer with the plain reference plugin, its program
 // built for the test.
 func startPlain(t testing.TB, ctx context.Context) (*Renderer, argocd.Plugin) {
+	return startPlainExplained(t, ctx, false)
+}
+
+// startPlainExplained is startPlain, with the tap of Options.Explain when
+// explain is set.
+func startPlainExplained(t testing.TB, ctx context.Context, explain bool) (*Renderer, argocd.Plugin) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +49,7 @@ func startPlain(t testing.TB, ctx context.Context) (*Renderer, argocd.Plugin) {
 		t.Fatal(err)
 	}
 	p.PathDirs = append(p.PathDirs, bin)
-	r, err := Start(ctx, Options{ArgoCDVersion: os.Getenv("ARGOCD_VERSION"), Plugin: p, PortBase: 28100,
+	r, err := Start(ctx, Options{ArgoCDVersion: os.Getenv("ARGOCD_VERSION"), Plugin: p, PortBase: 28100, Explain: explain,
 		Toolchain: toolchain.Options{NoBuild: os.Getenv("CMP_CONFORMANCE_RENDER_BUILD") == ""}})
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +87,61 @@ func TestRenderPlainSample(t *testing.T) {
 	if _, err := r.Render(ctx, Source{Folder: "../../plugins/plain/samples/empty", Path: ".", Named: true, AppName: "render-test", Namespace: "team-a",
 		Project: "default", TrackingMethod: "annotation"}, p.FullName()); err == nil || !strings.Contains(err.Error(), "no YAML files") {
 		t.Errorf("the empty sample: %v, want the plugin's error (no YAML files)", err)
+	}
+}
+
+// TestExplainPlainSample: through the tap, the render says which rule
+// selected the sample (our reading and Argo CD's answer agree), what the
+// plugin received, and keeps its working copy; a sample no plugin claims
+// is explained by the same answers, with nothing generated.
+func TestExplainPlainSample(t *testing.T) {
+	e2e(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r, p := startPlainExplained(t, ctx, true)
+	src := Source{Folder: "../../plugins/plain/samples/basic", Path: ".", AppName: "explain-test", Namespace: "team-a",
+		Project: "default", TrackingMethod: "annotation", Env: v1alpha1.Env{{Name: "REGION", Value: "eu"}}}
+	if _, err := r.Render(ctx, src, p.FullName()); err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.Explain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Discovery) != 1 || e.Discovery[0].ArgoCD != "yes" || e.Discovery[0].OurReading != "matches cmp-plain.marker" {
+		t.Errorf("discovery: %+v", e.Discovery)
+	}
+	rec := e.Received
+	if rec == nil || rec.Objects != 2 || rec.AppName != "explain-test" || !slices.Contains(rec.Env, "ARGOCD_ENV_REGION=eu") {
+		t.Fatalf("received: %+v", rec)
+	}
+	var names []string
+	for _, f := range rec.Files {
+		names = append(names, f.Path)
+	}
+	for _, want := range []string{"config.yaml", "deployment.yaml", "cmp-plain.marker"} {
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.TrimPrefix(n, "./") == want }) {
+			t.Errorf("the plugin did not receive %s: %v", want, names)
+		}
+	}
+	dir, err := e.Keep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err != nil {
+		t.Errorf("the kept working copy lacks config.yaml: %v", err)
+	}
+
+	src.Folder = "../../plugins/plain/samples/empty"
+	if _, err := r.Render(ctx, src, p.FullName()); err == nil {
+		t.Fatal("a sample without the marker rendered")
+	}
+	if e, err = r.Explain(); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Discovery) != 1 || e.Discovery[0].ArgoCD != "no" || !strings.HasPrefix(e.Discovery[0].OurReading, "no file of") || e.Received != nil {
+		t.Errorf("the unclaimed sample: discovery %+v, received %+v", e.Discovery, e.Received)
 	}
 }
 
