@@ -46,7 +46,7 @@ under $XDG_CACHE_HOME/cmp-conformance; a first run builds them from source
 		// a second), before flags name a line of it (--argocd-version 3.6).
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) { toolchain.ResolveMatrix(cmd.Context()) },
 	}
-	root.AddCommand(runCommand(), certifyCommand(), renderCommand(), envCommand(), toolsCommand(), imagesCommand(), reportCommand())
+	root.AddCommand(runCommand(), certifyCommand(), renderCommand(), announceCommand(), envCommand(), toolsCommand(), imagesCommand(), reportCommand())
 	if err := root.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {

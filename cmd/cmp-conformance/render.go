@@ -16,6 +16,7 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
@@ -90,7 +91,19 @@ repo-server and the plugin (docs/performance.md has this machine's figures).`,
 			}
 			return runRender(ctx, &f, p, src, os.Stdout, os.Stderr)
 		}}
+	f.bind(cmd.Flags())
 	fl := cmd.Flags()
+	fl.StringVarP(&f.output, "output", "o", "yaml", "yaml (documents) or json (an array of objects)")
+	fl.BoolVarP(&f.watch, "watch", "w", false, "render again on every change of FOLDER or of the plugin (--plugin-dir, --plugin-path, --config: the plugin is restarted), printing what changed, object by object; Ctrl-C stops")
+	fl.BoolVar(&f.explain, "explain", false, "say on stderr which discover rule selected the sample (our reading beside Argo CD's own answer), what the plugin received (environment, parameters, files with modes and links) and each phase's time")
+	fl.BoolVar(&f.keep, "keep", false, "keep the working copy the plugin received (as Argo CD streamed it, before its init command) in a new folder, and say where")
+	fl.StringVar(&f.timings, "timings", "", "append this render's times (ready, render, total with the teardown) to FILE as a JSON line, as make bench does")
+	return cmd
+}
+
+// bind adds the flags render and announce share: the plugin, the Argo CD,
+// the sample and what the application and the cluster would give it.
+func (f *renderFlags) bind(fl *pflag.FlagSet) {
 	fl.StringVar(&f.pluginDir, "plugin-dir", "", "the plugin as a folder of this host holding plugin.yaml (its programs on --plugin-path)")
 	fl.StringArrayVar(&f.pluginPath, "plugin-path", nil, "with --plugin-dir: folder of the programs plugin.yaml names (first on its PATH)")
 	fl.StringVar(&f.image, "image", "", "the plugin as the image it ships as (on this machine; nothing is pulled), run as Argo CD's sidecar")
@@ -110,13 +123,7 @@ repo-server and the plugin (docs/performance.md has this machine's figures).`,
 	fl.StringVar(&f.kubeVersion, "kube-version", toolchain.KubernetesVersion, "the cluster's Kubernetes version (KUBE_VERSION), as the controller reports it")
 	fl.StringVar(&f.apiVersions, "api-versions", "", "the cluster's API versions (KUBE_API_VERSIONS), comma-separated, e.g. apps/v1,networking.k8s.io/v1/Ingress; none by default")
 	fl.StringVar(&f.tracking, "tracking-method", "annotation", "how Argo CD tracks resources: annotation (v3's default), label or annotation+label")
-	fl.StringVarP(&f.output, "output", "o", "yaml", "yaml (documents) or json (an array of objects)")
-	fl.BoolVarP(&f.watch, "watch", "w", false, "render again on every change of FOLDER or of the plugin (--plugin-dir, --plugin-path, --config: the plugin is restarted), printing what changed, object by object; Ctrl-C stops")
-	fl.BoolVar(&f.explain, "explain", false, "say on stderr which discover rule selected the sample (our reading beside Argo CD's own answer), what the plugin received (environment, parameters, files with modes and links) and each phase's time")
-	fl.BoolVar(&f.keep, "keep", false, "keep the working copy the plugin received (as Argo CD streamed it, before its init command) in a new folder, and say where")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "bound on the whole render, a first build of the binaries included")
-	fl.StringVar(&f.timings, "timings", "", "append this render's times (ready, render, total with the teardown) to FILE as a JSON line, as make bench does")
-	return cmd
 }
 
 // source reads the flags (and the certify.yaml sample they name) into a

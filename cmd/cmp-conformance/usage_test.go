@@ -97,9 +97,16 @@ func TestRenderUsage(t *testing.T) {
 		{[]string{sample, "--plugin-dir", plain, "--argocd-version", "stable"}, "not an Argo CD version"},
 		{[]string{sample, "--plugin-dir", "/nonexistent"}, "plugin.yaml"},
 		{[]string{sample, "--config", "p.yaml", "--plugin-dir", plain}, "--config goes with --image"},
+		{[]string{sample, "--plugin-dir", plain, "--watch", "--keep"}, "--keep"},
+		{[]string{"announce", sample, "--plugin-dir", plain, "-o", "toml"}, `--output "toml"`},
+		{[]string{"announce", "/nonexistent", "--plugin-dir", plain}, "/nonexistent is not a folder"},
+		{[]string{"announce", sample}, "--plugin-dir DIR"},
 	} {
 		name := strings.Join(tt.args, " ")
 		cmd := renderCommand()
+		if tt.args[0] == "announce" {
+			cmd, tt.args = announceCommand(), tt.args[1:]
+		}
 		cmd.SetArgs(tt.args)
 		cmd.SetOut(new(strings.Builder))
 		cmd.SetErr(new(strings.Builder))

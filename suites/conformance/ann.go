@@ -55,10 +55,12 @@ func announcements(ctx context.Context, s *Suite, role Role, params ...v1alpha1.
 	if details.Type != string(v1alpha1.ApplicationSourceTypePlugin) || details.Plugin == nil {
 		return nil, fmt.Errorf("appdetails says source type %q, not a plugin", details.Type)
 	}
-	return fromAPI(details.Plugin.ParametersAnnouncement), nil
+	return AnnouncementsFromAPI(details.Plugin.ParametersAnnouncement), nil
 }
 
-func fromAPI(in []*repoapiclient.ParameterAnnouncement) []Announcement {
+// AnnouncementsFromAPI reads announcements as the repo-server and the API
+// server return them.
+func AnnouncementsFromAPI(in []*repoapiclient.ParameterAnnouncement) []Announcement {
 	out := []Announcement{}
 	for _, a := range in {
 		out = append(out, Announcement{Name: a.Name, Title: a.Title, Tooltip: a.Tooltip, Required: a.Required, ItemType: a.ItemType,

@@ -125,7 +125,7 @@ var helmAnnouncesLikeNative = Check{
 		pd, err := s.Env.AppDetails(ctx, pluginApp.Name, *pluginApp.Spec.Source)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "plugin appdetails")
 		gomega.Expect(pd.Plugin).NotTo(gomega.BeNil(), "plugin appdetails has no plugin section (type %q)", pd.Type)
-		anns := fromAPI(pd.Plugin.ParametersAnnouncement)
+		anns := AnnouncementsFromAPI(pd.Plugin.ParametersAnnouncement)
 		have := byName(anns)
 		wantParams := map[string]string{}
 		for _, prm := range nd.Helm.Parameters {

@@ -28,8 +28,8 @@ var plugAnnouncements = Check{
 			details, err := s.Env.AppDetails(ctx, app.Name, *app.Spec.Source)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "sample %s: appdetails (the UI's parameter form)", sm.Name)
 			gomega.Expect(details.Plugin).NotTo(gomega.BeNil(), "sample %s: appdetails says source type %q, not a plugin", sm.Name, details.Type)
-			anns := fromAPI(details.Plugin.ParametersAnnouncement)
-			gomega.Expect(announcementProblems(anns)).To(gomega.BeEmpty(), "sample %s: announcements %v are not well formed", sm.Name, names(anns))
+			anns := AnnouncementsFromAPI(details.Plugin.ParametersAnnouncement)
+			gomega.Expect(AnnouncementProblems(anns)).To(gomega.BeEmpty(), "sample %s: announcements %v are not well formed", sm.Name, names(anns))
 		}
 	},
 }
@@ -57,12 +57,12 @@ var plugNoLeftovers = Check{
 	},
 }
 
-// announcementProblems lists what makes announcements ill formed, by the
+// AnnouncementProblems lists what makes announcements ill formed, by the
 // parameterized-CMP proposal (docs/proposals/parameterized-config-management-plugins.md):
 // every one named, once; collectionType string (or none), array or map, with
 // a default of that kind only; itemType string, number or boolean, with a
 // default of that type.
-func announcementProblems(anns []Announcement) []string {
+func AnnouncementProblems(anns []Announcement) []string {
 	var out []string
 	seen := map[string]bool{}
 	for i, a := range anns {

@@ -6,7 +6,7 @@ import (
 )
 
 func TestAnnouncementProblems(t *testing.T) {
-	if p := announcementProblems(StaticContract()); len(p) != 0 {
+	if p := AnnouncementProblems(StaticContract()); len(p) != 0 {
 		t.Errorf("the reference contract is ill formed: %v", p)
 	}
 	for _, tt := range []struct {
@@ -24,7 +24,7 @@ func TestAnnouncementProblems(t *testing.T) {
 		{"boolean", []Announcement{{Name: "a", ItemType: "boolean", Array: []string{"yes"}, CollectionType: "array"}}, `itemType boolean with the default "yes"`},
 		{"unknown item", []Announcement{{Name: "a", ItemType: "date", String: "x"}}, `itemType "date" is not`},
 	} {
-		got := strings.Join(announcementProblems(tt.anns), "; ")
+		got := strings.Join(AnnouncementProblems(tt.anns), "; ")
 		if !strings.Contains(got, tt.want) {
 			t.Errorf("%s: problems %q, want one saying %q", tt.name, got, tt.want)
 		}

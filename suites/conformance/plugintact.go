@@ -34,7 +34,7 @@ var plugValuesIntact = Check{
 			details, err := s.Env.AppDetails(ctx, app.Name, *app.Spec.Source)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "sample %s: appdetails (the UI's parameter form)", sm.Name)
 			gomega.Expect(details.Plugin).NotTo(gomega.BeNil(), "sample %s: appdetails says source type %q, not a plugin", sm.Name, details.Type)
-			plainSet := intactValues(fromAPI(details.Plugin.ParametersAnnouncement), sm.Parameters, dsl.UniqueName("cmpc-intact"), false)
+			plainSet := intactValues(AnnouncementsFromAPI(details.Plugin.ParametersAnnouncement), sm.Parameters, dsl.UniqueName("cmpc-intact"), false)
 			if len(plainSet) == 0 {
 				observe("sample %s: it announces no text parameter", sm.Name)
 				continue

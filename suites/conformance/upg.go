@@ -223,6 +223,6 @@ func short(hash string) string {
 }
 
 func announcementJSON(anns []*repoapiclient.ParameterAnnouncement) string {
-	data, _ := json.MarshalIndent(fromAPI(anns), "", "  ")
+	data, _ := json.MarshalIndent(AnnouncementsFromAPI(anns), "", "  ")
 	return string(data)
 }

@@ -147,15 +147,14 @@ type Result struct {
 	Seconds    float64
 }
 
-// Render commits src.Folder as a new repository and asks the repo-server
-// for its manifests, as the application controller does (no cache).
-func (r *Renderer) Render(ctx context.Context, src Source, pluginName string) (*Result, error) {
-	start := time.Now()
+// source commits src.Folder as a new repository and makes the application
+// source that deploys it, as an Application's spec.source would.
+func (r *Renderer) source(ctx context.Context, src Source, pluginName string) (v1alpha1.ApplicationSource, string, error) {
 	r.n++
 	repo := fmt.Sprintf("render-%d", r.n)
 	rev, err := r.git.CreateRepo(ctx, repo, os.DirFS(src.Folder), ".")
 	if err != nil {
-		return nil, fmt.Errorf("committing %s: %w", src.Folder, err)
+		return v1alpha1.ApplicationSource{}, "", fmt.Errorf("committing %s: %w", src.Folder, err)
 	}
 	app := v1alpha1.ApplicationSource{RepoURL: r.git.URL(repo), Path: src.Path, TargetRevision: "HEAD"}
 	if src.Named || len(src.Parameters) > 0 || len(src.Env) > 0 {
@@ -163,6 +162,17 @@ func (r *Renderer) Render(ctx context.Context, src Source, pluginName string) (*
 		if src.Named {
 			app.Plugin.Name = pluginName
 		}
+	}
+	return app, rev, nil
+}
+
+// Render commits src.Folder as a new repository and asks the repo-server
+// for its manifests, as the application controller does (no cache).
+func (r *Renderer) Render(ctx context.Context, src Source, pluginName string) (*Result, error) {
+	start := time.Now()
+	app, rev, err := r.source(ctx, src, pluginName)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := r.repo.Generate(ctx, &apiclient.ManifestRequest{
 		Repo: &v1alpha1.Repository{Repo: app.RepoURL}, Revision: rev, NoCache: true,
@@ -174,6 +184,29 @@ func (r *Renderer) Render(ctx context.Context, src Source, pluginName string) (*
 		return nil, err
 	}
 	return &Result{Manifests: resp.Manifests, SourceType: resp.SourceType, Revision: resp.Revision, Seconds: time.Since(start).Seconds()}, nil
+}
+
+// Announce commits src.Folder as a new repository and asks the repo-server
+// for its details as the API server does for the UI's parameter form: the
+// plugin's parameter announcements, static and dynamic merged as the UI
+// gets them, and the source type Argo CD gave the sample.
+func (r *Renderer) Announce(ctx context.Context, src Source, pluginName string) ([]*apiclient.ParameterAnnouncement, string, error) {
+	app, rev, err := r.source(ctx, src, pluginName)
+	if err != nil {
+		return nil, "", err
+	}
+	app.TargetRevision = rev
+	resp, err := r.repo.AppDetails(ctx, &apiclient.RepoServerAppDetailsQuery{
+		Repo: &v1alpha1.Repository{Repo: app.RepoURL}, Source: &app, AppName: src.AppName, NoCache: true, NoRevisionCache: true,
+		TrackingMethod: src.TrackingMethod,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if resp.Plugin == nil {
+		return nil, resp.Type, nil
+	}
+	return resp.Plugin.ParametersAnnouncement, resp.Type, nil
 }
 
 // Explain says what the renders since the last Explain went through (the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
 // e2e says whether the real Argo CD runs here: `make render-check` sets
@@ -158,5 +159,70 @@ func BenchmarkRender(b *testing.B) {
 		if _, err := r.Render(ctx, src, p.FullName()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestAnnounceStaticAndDynamic: the announcements come as the UI gets them,
+// the static ones and what the dynamic command printed merged, through the
+// real repo-server and argocd-cmp-server.
+func TestAnnounceStaticAndDynamic(t *testing.T) {
+	e2e(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, dir := t.TempDir(), t.TempDir()
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./plugins/plain/cmd/cmp-plain")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building cmp-plain: %v\n%s", err, out)
+	}
+	config := `apiVersion: argoproj.io/v1alpha1
+kind: ConfigManagementPlugin
+metadata:
+  name: cmp-announce
+spec:
+  version: v1.0
+  discover:
+    fileName: "./cmp-plain.marker"
+  generate:
+    command: [cmp-plain, generate]
+  parameters:
+    static:
+    - name: replicas
+      itemType: number
+      string: "two"
+    dynamic:
+      command: [sh, -c, 'echo "[{\"name\":\"region\",\"string\":\"eu\"}]"']
+`
+	if err := os.WriteFile(filepath.Join(dir, "plugin.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := argocd.LoadPlugin(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Start(ctx, Options{ArgoCDVersion: os.Getenv("ARGOCD_VERSION"), Plugin: p, PluginPath: []string{bin}, PortBase: 28100,
+		Toolchain: toolchain.Options{NoBuild: os.Getenv("CMP_CONFORMANCE_RENDER_BUILD") == ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	anns, sourceType, err := r.Announce(ctx, Source{Folder: "../../plugins/plain/samples/basic", Path: ".", AppName: "announce-test", TrackingMethod: "annotation"}, p.FullName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := conformance.AnnouncementsFromAPI(anns)
+	named := map[string]conformance.Announcement{}
+	for _, a := range got {
+		named[a.Name] = a
+	}
+	if sourceType != "Plugin" || len(got) != 2 || named["replicas"].ItemType != "number" || named["region"].String != "eu" {
+		t.Fatalf("source type %s, announcements %+v", sourceType, got)
+	}
+	if problems := conformance.AnnouncementProblems(got); len(problems) != 1 || !strings.Contains(problems[0], `itemType number with the default "two"`) {
+		t.Errorf("problems %v, want the number default that is no number", problems)
 	}
 }
