@@ -85,6 +85,9 @@ func TestRenderPlainSample(t *testing.T) {
 			t.Errorf("the manifests lack %s:\n%s", want, all)
 		}
 	}
+	// The library form an author's go test uses: the sample's golden file.
+	Golden(t, r, Source{Folder: "../../plugins/plain/samples/basic", Path: ".", AppName: "golden-test", Namespace: "team-a",
+		Project: "default", TrackingMethod: "annotation"}, p.FullName(), "../../plugins/plain/samples/basic.golden.yaml")
 	if _, err := r.Render(ctx, Source{Folder: "../../plugins/plain/samples/empty", Path: ".", Named: true, AppName: "render-test", Namespace: "team-a",
 		Project: "default", TrackingMethod: "annotation"}, p.FullName()); err == nil || !strings.Contains(err.Error(), "no YAML files") {
 		t.Errorf("the empty sample: %v, want the plugin's error (no YAML files)", err)
