@@ -76,6 +76,7 @@ along the path, version by version, and runs the UPG checks after each hop:
   --upgrade-path previous                    # v3.5.7 -> v3.6.1 -> v3.5.7
   --upgrade-path oldest                      # v3.4.13 -> v3.6.1
   --upgrade-path legacy                      # v2.14.21 -> v3.6.1
+  --upgrade-path rollback                    # v3.6.0 -> v3.6.1 -> v3.6.0 (a patch rolled back)
   --upgrade-path v3.4.13,v3.5.7,v3.6.1       # any versions, in order
 
 A plugin that ships as an image is judged as it ships: --plugin-image

@@ -75,7 +75,7 @@ versions beside the newest, one line, as make matrix runs them.`,
 				return nil
 			}
 			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-			for _, row := range [][2]string{{"current", m.Current}, {"previous", m.Previous}, {"oldest", m.Oldest}, {"legacy", m.Legacy}} {
+			for _, row := range [][2]string{{"current", m.Current}, {"previous patch", m.PreviousPatch}, {"previous", m.Previous}, {"oldest", m.Oldest}, {"legacy", m.Legacy}} {
 				fmt.Fprintf(w, "%s\t%s\n", row[0], row[1])
 			}
 			if err := w.Flush(); err != nil {

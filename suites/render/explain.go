@@ -45,9 +45,9 @@ type Answer struct {
 
 // Received is a GenerateManifest call as the plugin's server got it.
 type Received struct {
-	Plugin, AppName, AppPath string
-	// Env is what the repo-server sent (the server adds its own
-	// environment, and PARAM_* from ARGOCD_APP_PARAMETERS).
+	Plugin, AppPath string
+	// Env is what the repo-server sent (argocd-cmp-server runs the
+	// command with its own process environment besides).
 	Env []string
 	// Parameters is ARGOCD_APP_PARAMETERS, indented.
 	Parameters string
@@ -198,7 +198,7 @@ func received(c argocd.TapCall) (*Received, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Received{AppName: meta.AppName, AppPath: meta.AppRelPath, Seconds: c.End.Sub(c.Start).Seconds(), archive: archive}
+	r := &Received{AppPath: meta.AppRelPath, Seconds: c.End.Sub(c.Start).Seconds(), archive: archive}
 	for _, e := range meta.Env {
 		r.Env = append(r.Env, e.Name+"="+e.Value)
 		if e.Name == "ARGOCD_APP_PARAMETERS" {
@@ -317,7 +317,7 @@ func (e *Explanation) Write(w io.Writer) {
 		fmt.Fprintf(w, "  %s: %s\n    our reading: %s\n    Argo CD's answer: %s\n", a.Plugin, a.Rule, a.OurReading, a.ArgoCD)
 	}
 	if r := e.Received; r != nil {
-		fmt.Fprintf(w, "explain: %s received (GenerateManifest, application %s, path %s):\n  environment sent by the repo-server:\n", r.Plugin, quoted(r.AppName), quoted(r.AppPath))
+		fmt.Fprintf(w, "explain: %s received (GenerateManifest, path %s):\n  environment sent by the repo-server:\n", r.Plugin, quoted(r.AppPath))
 		for _, kv := range r.Env {
 			name, value, _ := strings.Cut(kv, "=")
 			fmt.Fprintf(w, "    %s=%s\n", name, quoted(value))
@@ -326,12 +326,22 @@ func (e *Explanation) Write(w io.Writer) {
 			fmt.Fprintf(w, "  parameters (ARGOCD_APP_PARAMETERS):\n    %s\n", strings.ReplaceAll(quotedLines(r.Parameters), "\n", "\n    "))
 		}
 		fmt.Fprintf(w, "  files after Argo CD's exclusions (%d):\n", len(r.Files))
+		git := 0
 		for _, f := range r.Files {
+			// The repository's own .git streams too (unless excluded):
+			// counted, not listed.
+			if f.Path == ".git" || strings.HasPrefix(f.Path, ".git/") {
+				git++
+				continue
+			}
 			link := ""
 			if f.Link != "" {
 				link = " -> " + quoted(f.Link)
 			}
 			fmt.Fprintf(w, "    %s %8d  %s%s\n", f.Mode, f.Size, quoted(f.Path), link)
+		}
+		if git > 0 {
+			fmt.Fprintf(w, "    and .git, %d entries: the repository's own, streamed as Argo CD streams it (--plugin-tar-exclude leaves it out)\n", git)
 		}
 		if r.Error != "" {
 			fmt.Fprintf(w, "  answer: an error after %.2fs:\n    %s\n", r.Seconds, strings.ReplaceAll(quotedLines(r.Error), "\n", "\n    "))

@@ -110,10 +110,11 @@ func TestExplainReadsWhatThePluginGot(t *testing.T) {
 	if f := r.Files[3]; f.Path != "app/link.yaml" || f.Link != "run.sh" || f.Mode&os.ModeSymlink == 0 {
 		t.Errorf("the link was listed as %+v", f)
 	}
+	r.Files = append(r.Files, File{Path: ".git/HEAD", Mode: 0o644})
 	e := &Explanation{Discovery: []Answer{a}, Received: r}
 	var out bytes.Buffer
 	e.Write(&out)
-	for _, want := range []string{"Argo CD's answer: yes", "ARGOCD_APP_NAME=render", `ARGOCD_ENV_EVIL="a\x1b[31mred"`, "-rwxr-xr-x", "app/link.yaml -> run.sh", "answer: 2 objects"} {
+	for _, want := range []string{"and .git, 1 entries", "Argo CD's answer: yes", "ARGOCD_APP_NAME=render", `ARGOCD_ENV_EVIL="a\x1b[31mred"`, "-rwxr-xr-x", "app/link.yaml -> run.sh", "answer: 2 objects"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the explanation lacks %q:\n%s", want, out.String())
 		}

@@ -116,8 +116,8 @@ func TestExplainPlainSample(t *testing.T) {
 		t.Errorf("discovery: %+v", e.Discovery)
 	}
 	rec := e.Received
-	if rec == nil || rec.Objects != 2 || rec.AppName != "explain-test" || !slices.Contains(rec.Env, "ARGOCD_ENV_REGION=eu") {
-		t.Fatalf("received: %+v", rec)
+	if rec == nil || rec.Objects != 2 || !slices.Contains(rec.Env, "ARGOCD_APP_NAME=explain-test") || !slices.Contains(rec.Env, "ARGOCD_ENV_REGION=eu") {
+		t.Fatalf("received: %+v", rec.Env)
 	}
 	var names []string
 	for _, f := range rec.Files {
@@ -137,7 +137,23 @@ func TestExplainPlainSample(t *testing.T) {
 		t.Errorf("the kept working copy lacks config.yaml: %v", err)
 	}
 
+	// The empty sample is claimed (it has the marker), and the plugin fails.
 	src.Folder = "../../plugins/plain/samples/empty"
+	if _, err := r.Render(ctx, src, p.FullName()); err == nil {
+		t.Fatal("the empty sample rendered")
+	}
+	if e, err = r.Explain(); err != nil {
+		t.Fatal(err)
+	}
+	if e.Received == nil || !strings.Contains(e.Received.Error, "no YAML files") || e.Received.Objects != 0 {
+		t.Errorf("the failing render: received %+v", e.Received)
+	}
+
+	// A folder without the marker: no plugin claims it, nothing generates.
+	src.Folder = t.TempDir()
+	if err := os.WriteFile(filepath.Join(src.Folder, "config.yaml"), []byte("kind: ConfigMap\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := r.Render(ctx, src, p.FullName()); err == nil {
 		t.Fatal("a sample without the marker rendered")
 	}
@@ -145,7 +161,7 @@ func TestExplainPlainSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(e.Discovery) != 1 || e.Discovery[0].ArgoCD != "no" || !strings.HasPrefix(e.Discovery[0].OurReading, "no file of") || e.Received != nil {
-		t.Errorf("the unclaimed sample: discovery %+v, received %+v", e.Discovery, e.Received)
+		t.Errorf("the unclaimed sample: discovery %+v, received %v", e.Discovery, e.Received != nil)
 	}
 }
 
