@@ -33,11 +33,14 @@ PARALLEL ?= 3
 PAR = $(if $(filter embedded,$(RUNTIME)),$(PARALLEL),1)
 # Upgrade paths by name (cmp-conformance run --help), along the version matrix
 # (`cmp-conformance tools matrix`): previous is previous -> current -> previous,
-# oldest is oldest -> current, legacy is the last v2 release -> current.
-UPGRADE_PATHS ?= previous oldest legacy
-# make test covers the newest version and one upgrade path (what a cold
-# machine can build within CI's 90 minutes); make matrix runs the rest.
-SELFTEST_UPGRADE_PATHS ?= legacy
+# oldest is oldest -> current, legacy is the last v2 release -> current,
+# rollback is the previous patch -> current -> the previous patch.
+UPGRADE_PATHS ?= previous oldest legacy rollback
+# make test covers the newest version, the upgrade from v2 and the rollback
+# of a patch (what a cold machine can build within CI's 90 minutes: the
+# previous patch shares most of its build with the current one); make
+# matrix runs the rest.
+SELFTEST_UPGRADE_PATHS ?= legacy rollback
 # Empty: the matrix's versions beside the newest, as the module proxy lists them.
 MATRIX_VERSIONS ?=
 MATRIX_UPGRADE_PATHS ?= previous oldest
