@@ -5,17 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
-	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 	"github.com/cmp-conformance/cmp-conformance/suites/render"
 )
@@ -38,26 +33,8 @@ PLUG-010), and the exit status is 1 then, or when the plugin fails.
   cmp-conformance announce ./samples/basic --plugin-dir ./plugin --plugin-path ./bin
   cmp-conformance announce --sample basic --image my-plugin:1.4 -o yaml`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			src, err := f.source(args)
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			ctx, cancel := context.WithTimeout(ctx, f.timeout)
-			defer cancel()
-			defer func() {
-				for _, d := range f.tmpDirs {
-					_ = os.RemoveAll(d)
-				}
-			}()
-			p, err := f.plugin(ctx)
-			if err != nil {
-				return err
-			}
-			return runAnnounce(ctx, &f, p, src, os.Stdout, os.Stderr)
-		}}
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd.Context(), args, runAnnounce) },
+	}
 	f.bind(cmd.Flags())
 	cmd.Flags().StringVarP(&f.output, "output", "o", "json", "json (the announcements as the API returns them) or yaml")
 	return cmd
@@ -66,17 +43,8 @@ PLUG-010), and the exit status is 1 then, or when the plugin fails.
 // runAnnounce starts the renderer, asks for the sample's announcements,
 // prints them and judges them.
 func runAnnounce(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.Source, stdout, stderr io.Writer) error {
-	var paths []string
-	for _, d := range f.pluginPath {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, abs)
-	}
 	began := time.Now()
-	r, err := render.Start(ctx, render.Options{ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Plugin: p, PluginPath: paths,
-		Toolchain: toolchain.Options{Progress: stderr}, Progress: io.Discard})
+	r, err := f.start(ctx, p, false, stderr)
 	if err != nil {
 		return err
 	}

@@ -70,26 +70,7 @@ repo-server and the plugin (docs/performance.md has this machine's figures).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.began = time.Now()
-			// Bad usage is an error main prints and exits 2 with.
-			src, err := f.source(args)
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			ctx, cancel := context.WithTimeout(ctx, f.timeout)
-			defer cancel()
-			// The plugin.yaml read from an image is kept while it runs.
-			defer func() {
-				for _, d := range f.tmpDirs {
-					_ = os.RemoveAll(d)
-				}
-			}()
-			p, err := f.plugin(ctx)
-			if err != nil {
-				return err
-			}
-			return runRender(ctx, &f, p, src, os.Stdout, os.Stderr)
+			return f.run(cmd.Context(), args, runRender)
 		}}
 	f.bind(cmd.Flags())
 	fl := cmd.Flags()
@@ -124,6 +105,45 @@ func (f *renderFlags) bind(fl *pflag.FlagSet) {
 	fl.StringVar(&f.apiVersions, "api-versions", "", "the cluster's API versions (KUBE_API_VERSIONS), comma-separated, e.g. apps/v1,networking.k8s.io/v1/Ingress; none by default")
 	fl.StringVar(&f.tracking, "tracking-method", "annotation", "how Argo CD tracks resources: annotation (v3's default), label or annotation+label")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "bound on the whole render, a first build of the binaries included")
+}
+
+// run reads the flags (bad usage is an error main prints and exits 2
+// with), loads the plugin and calls do, bounded by --timeout and Ctrl-C;
+// the plugin.yaml read from an image is kept until do returns.
+func (f *renderFlags) run(ctx context.Context, args []string, do func(context.Context, *renderFlags, argocd.Plugin, render.Source, io.Writer, io.Writer) error) error {
+	src, err := f.source(args)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	defer func() {
+		for _, d := range f.tmpDirs {
+			_ = os.RemoveAll(d)
+		}
+	}()
+	p, err := f.plugin(ctx)
+	if err != nil {
+		return err
+	}
+	return do(ctx, f, p, src, os.Stdout, os.Stderr)
+}
+
+// start starts a renderer with the plugin as --argocd-version and
+// --plugin-path say (the tap of --explain when explain).
+func (f *renderFlags) start(ctx context.Context, p argocd.Plugin, explain bool, stderr io.Writer) (*render.Renderer, error) {
+	var paths []string
+	for _, d := range f.pluginPath {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, abs)
+	}
+	return render.Start(ctx, render.Options{ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Plugin: p, PluginPath: paths,
+		Toolchain: toolchain.Options{Progress: stderr}, Progress: io.Discard, Explain: explain})
 }
 
 // source reads the flags (and the certify.yaml sample they name) into a
@@ -245,18 +265,7 @@ func (f *renderFlags) plugin(ctx context.Context) (argocd.Plugin, error) {
 // with --watch it renders again on every change of the sample or of the
 // plugin (render.Loop) and prints what changed.
 func runRender(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.Source, stdout, stderr io.Writer) error {
-	var paths []string
-	for _, d := range f.pluginPath {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, abs)
-	}
-	start := func(p argocd.Plugin) (*render.Renderer, error) {
-		return render.Start(ctx, render.Options{ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Plugin: p, PluginPath: paths,
-			Toolchain: toolchain.Options{Progress: stderr}, Progress: io.Discard, Explain: f.explain || f.keep})
-	}
+	start := func(p argocd.Plugin) (*render.Renderer, error) { return f.start(ctx, p, f.explain || f.keep, stderr) }
 	began := time.Now()
 	r, err := start(p)
 	if err != nil {
@@ -279,7 +288,7 @@ func runRender(ctx context.Context, f *renderFlags, p argocd.Plugin, src render.
 	}()
 	fmt.Fprintf(stderr, "render: Argo CD %s and %s ready in %.1fs\n", r.Tools.ArgoCDVersion, p.FullName(), time.Since(began).Seconds())
 	// What --watch looks at besides the sample: what the plugin is made of.
-	pluginFiles := append([]string{}, paths...)
+	pluginFiles := append([]string{}, f.pluginPath...)
 	if f.pluginDir != "" {
 		pluginFiles = append(pluginFiles, f.pluginDir)
 	}

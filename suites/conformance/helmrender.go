@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
 )
 
 // normalizedManifests are an application's generated manifests with what
@@ -27,27 +28,13 @@ func normalizedManifests(c *dsl.Consequences, app string) []string {
 	for _, m := range raw {
 		obj := map[string]any{}
 		gomega.Expect(json.Unmarshal([]byte(m), &obj)).To(gomega.Succeed())
-		if meta, ok := obj["metadata"].(map[string]any); ok {
-			dropKey(meta, "annotations", "argocd.argoproj.io/tracking-id")
-			dropKey(meta, "labels", "app.kubernetes.io/instance")
-		}
+		kube.DropTracking(obj)
 		data, err := yaml.Marshal(obj)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		out = append(out, strings.ReplaceAll(string(data), app, "APP"))
 	}
 	slices.Sort(out)
 	return out
-}
-
-func dropKey(meta map[string]any, field, key string) {
-	m, ok := meta[field].(map[string]any)
-	if !ok {
-		return
-	}
-	delete(m, key)
-	if len(m) == 0 {
-		delete(meta, field)
-	}
 }
 
 // manifestDiff is "" when want and got hold the same objects.

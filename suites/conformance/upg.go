@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
 	"github.com/cmp-conformance/cmp-conformance/plugins/sidecar"
 	reportv1 "github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
@@ -190,10 +191,7 @@ func comparable(manifests []string) []string {
 		if obj["kind"] == "ConfigMap" && meta["name"] == sidecar.ReceivedConfigMap {
 			continue
 		}
-		if meta != nil {
-			dropKey(meta, "annotations", trackingAnnotation)
-			dropKey(meta, "labels", trackingLabel)
-		}
+		kube.DropTracking(obj)
 		data, _ := yaml.Marshal(obj)
 		out = append(out, string(data))
 	}
@@ -201,8 +199,8 @@ func comparable(manifests []string) []string {
 }
 
 const (
-	trackingAnnotation = "argocd.argoproj.io/tracking-id"
-	trackingLabel      = "app.kubernetes.io/instance"
+	trackingAnnotation = kube.TrackingAnnotation
+	trackingLabel      = kube.TrackingLabel
 )
 
 // manifestHash is "sha256:<hex>" of the comparable manifests ("" when they

@@ -18,13 +18,6 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
 )
 
-// What Argo CD adds to each object to track it as the application's, which
-// a golden file leaves out: it depends on the application, not the plugin.
-const (
-	trackingAnnotation = "argocd.argoproj.io/tracking-id"
-	trackingLabel      = "app.kubernetes.io/instance"
-)
-
 // Normalize makes manifests comparable with a golden file: each object as
 // JSON with Argo CD's tracking annotation and label removed (and the
 // annotations or labels left empty by that), in the order of their kind,
@@ -36,10 +29,7 @@ func Normalize(manifests []string) ([]string, error) {
 		if err := json.Unmarshal([]byte(m), &obj); err != nil {
 			return nil, fmt.Errorf("object %d is no JSON object: %w", i+1, err)
 		}
-		if meta, ok := obj["metadata"].(map[string]any); ok {
-			drop(meta, "annotations", trackingAnnotation)
-			drop(meta, "labels", trackingLabel)
-		}
+		kube.DropTracking(obj)
 		data, err := json.Marshal(obj)
 		if err != nil {
 			return nil, err
@@ -58,17 +48,6 @@ func Normalize(manifests []string) ([]string, error) {
 	}
 	slices.SortStableFunc(out, func(a, b string) int { return strings.Compare(key(a), key(b)) })
 	return out, nil
-}
-
-func drop(meta map[string]any, field, key string) {
-	m, ok := meta[field].(map[string]any)
-	if !ok {
-		return
-	}
-	delete(m, key)
-	if len(m) == 0 {
-		delete(meta, field)
-	}
 }
 
 // MatchGolden compares manifests, normalized, with the golden file's
