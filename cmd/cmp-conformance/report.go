@@ -20,6 +20,7 @@ func reportCommand() *cobra.Command {
 
   cmp-conformance report diff base/report.json new/report.json
   cmp-conformance report diff --format json BASE NEW > diff.json
+  cmp-conformance report merge --output merged a/report.json b/report.json
   cmp-conformance report validate _output/reports/latest
   cmp-conformance report expect _output/reports/latest --level "Not Conformant" --failed PLUG-004
 
@@ -27,7 +28,7 @@ Exit status: 0 fine, 1 a regression (diff) or an invalid report (validate),
 2 bad input (a file that is not a report of this version, a truncated file,
 reports of different profiles).`,
 	}
-	cmd.AddCommand(reportDiffCommand(), reportValidateCommand(), reportExpectCommand(), reportPerformanceCommand())
+	cmd.AddCommand(reportDiffCommand(), reportMergeCommand(), reportValidateCommand(), reportExpectCommand(), reportPerformanceCommand())
 	return cmd
 }
 
@@ -36,6 +37,8 @@ func reportDiffCommand() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "diff BASE NEW",
+		// BASE and NEW: a report, a merged matrix (compared cell by cell), or
+		// one cell of a matrix, MATRIX#CELL.
 		Short: "What changed from BASE to NEW: regressions, fixes, divergences, times; exit 1 on a regression",
 		Long: `diff compares two reports check by check, e.g. a release candidate of Argo CD
 against the last release, with the same plugins:
@@ -49,7 +52,10 @@ against the last release, with the same plugins:
   slower, faster       checks whose time changed by --time-ratio and at least --time-min
 
 A verdict that went from passed to anything else is a regression too (a run
-error, a self-test mismatch). Markdown suits a pull request; --format json
+error, a self-test mismatch). BASE and NEW may be merged matrices (report
+merge): their cells of one name are compared, and a cell the new matrix
+lacks is a regression; or one cell of a matrix each, MATRIX#CELL (the
+previous version's cell as the baseline of the new one's). Markdown suits a pull request; --format json
 suits machines.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -59,13 +65,19 @@ suits machines.`,
 			if opts.TimeRatio < 1 || opts.TimeMin < 0 {
 				return fmt.Errorf("--time-ratio must be at least 1 and --time-min not negative")
 			}
-			base, err := reports.Read(reportPath(args[0]))
+			base, baseMatrix, err := readSide(args[0])
 			if err != nil {
 				return err
 			}
-			next, err := reports.Read(reportPath(args[1]))
+			next, nextMatrix, err := readSide(args[1])
 			if err != nil {
 				return err
+			}
+			switch {
+			case baseMatrix != nil && nextMatrix != nil:
+				return diffMatrices(baseMatrix, nextMatrix, opts, format)
+			case baseMatrix != nil || nextMatrix != nil:
+				return fmt.Errorf("%w: one side is a merged matrix and the other a report: compare a cell of it (MATRIX#CELL)", reports.ErrIncomparable)
 			}
 			d, err := reports.Compare(base, next, opts)
 			if err != nil {

@@ -68,3 +68,40 @@ func TestReportDiffExitCodes(t *testing.T) {
 		t.Errorf("validate of a truncated report = %v, want exit 1", err)
 	}
 }
+
+// TestReportMergeAndDiffCells: merge writes the matrix and exits with its
+// worst cell's status; diff compares cells of it, and matrices cell by
+// cell; a report against a matrix is bad input.
+func TestReportMergeAndDiffCells(t *testing.T) {
+	old := diffReport(t, "v3.6.0", v1alpha1.StatePassed)
+	cur := diffReport(t, "v3.6.1", v1alpha1.StateFailed)
+	out := filepath.Join(t.TempDir(), "merged")
+	var ee exitError
+	if err := runReport("merge", "--output", out, old, cur); !errors.As(err, &ee) || ee.code != 1 {
+		t.Fatalf("merge with a failed cell = %v, want exit 1", err)
+	}
+	for _, f := range []string{reports.MatrixJSON, reports.SummaryMD, "report.html"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("merge wrote no %s: %v", f, err)
+		}
+	}
+	if err := runReport("diff", out+"#v3.6.0/embedded", out+"#v3.6.1/embedded"); !errors.As(err, &ee) || ee.code != 1 {
+		t.Errorf("the failed cell against its baseline = %v, want exit 1 (a regression)", err)
+	}
+	if err := runReport("diff", out, out); err != nil {
+		t.Errorf("a matrix against itself = %v", err)
+	}
+	for name, args := range map[string][]string{
+		"report against matrix": {"diff", old, out},
+		"unknown cell":          {"diff", out + "#v1/kind", old},
+		"no output":             {"merge", old},
+		"the same cell twice":   {"merge", "--output", t.TempDir(), old, old},
+	} {
+		if err := runReport(args...); err == nil || errors.As(err, &ee) {
+			t.Errorf("%s: err = %v, want a usage error (exit 2)", name, err)
+		}
+	}
+	if err := runReport("merge", "--output", t.TempDir(), "a="+old, "b="+old); err != nil {
+		t.Errorf("the same report as two named cells = %v", err)
+	}
+}
