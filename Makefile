@@ -168,11 +168,13 @@ bench: tools plugin-images
 render-check: tools
 	CMP_CONFORMANCE_RENDER_E2E=1 $(GO) test -count=1 ./suites/render
 
-## docs: write the generated reference pages (docs/checks.md; TestPagesAreCurrent fails
+## docs: write the generated reference pages (docs/checks.md, docs/cli.md, the clean-clone
+## runs of docs/performance.md; TestPagesAreCurrent and TestCLIReferenceIsCurrent fail
 ## when one is stale) and, given SCREENSHOT_OF=<a report.json>, docs/report-html.png of
 ## that report as headless Chromium shows it.
 docs:
 	$(GO) test -count=1 ./docs -update
+	$(GO) test -count=1 -run TestCLIReferenceIsCurrent ./cmd/cmp-conformance -update
 	@if [ -n "$(SCREENSHOT_OF)" ]; then \
 	  CMP_CONFORMANCE_REQUIRE_CHROMIUM=1 CMP_CONFORMANCE_SCREENSHOT_OF=$(abspath $(SCREENSHOT_OF)) CMP_CONFORMANCE_SCREENSHOT_DIR=$(abspath docs) \
 	    $(GO) test -count=1 -run TestHTMLInChromium ./reports; fi

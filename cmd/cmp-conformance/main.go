@@ -18,6 +18,18 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	if err := rootCommand().Execute(); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(2)
+	}
+}
+
+// rootCommand is the whole command tree (docs/cli.md is generated from it).
+func rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cmp-conformance",
 		Short: "Conformance suite for Argo CD Config Management Plugins",
@@ -47,12 +59,5 @@ under $XDG_CACHE_HOME/cmp-conformance; a first run builds them from source
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) { toolchain.ResolveMatrix(cmd.Context()) },
 	}
 	root.AddCommand(runCommand(), certifyCommand(), renderCommand(), announceCommand(), envCommand(), toolsCommand(), imagesCommand(), reportCommand())
-	if err := root.Execute(); err != nil {
-		var ee exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code)
-		}
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(2)
-	}
+	return root
 }
