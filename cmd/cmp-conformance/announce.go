@@ -58,11 +58,11 @@ func runAnnounce(ctx context.Context, f *renderFlags, p argocd.Plugin, src rende
 	s.Named = s.Named || !p.Features[argocd.FeatureDiscovery]
 	anns, sourceType, err := r.Announce(ctx, s, p.FullName())
 	if err != nil {
-		fmt.Fprintf(stderr, "announce: Argo CD %s could not read the parameters of %s with %s:\n%s\n", r.Tools.ArgoCDVersion, src.Folder, p.FullName(), err)
+		fmt.Fprintf(stderr, "announce: Argo CD %s could not read the parameters of %s with %s:\n%s\n", r.Tools.ArgoCDVersion, src, p.FullName(), err)
 		return exitError{code: 1}
 	}
 	if sourceType != "Plugin" {
-		fmt.Fprintf(stderr, "announce: Argo CD took %s for a source of type %q, not one of a plugin: no plugin claimed it (render --explain says why)\n", src.Folder, sourceType)
+		fmt.Fprintf(stderr, "announce: Argo CD took %s for a source of type %q, not one of a plugin: no plugin claimed it (render --explain says why)\n", src, sourceType)
 		return exitError{code: 1}
 	}
 	data, err := json.MarshalIndent(anns, "", "  ")

@@ -32,6 +32,7 @@ type renderFlags struct {
 	pluginPath                         []string
 	argocdVersion, argocdBinary        string
 	path, appName, namespace, project  string
+	repo, revision                     string
 	kubeVersion, apiVersions, tracking string
 	params, env                        []string
 	paramsJSON, output                 string
@@ -91,6 +92,8 @@ func (f *renderFlags) bind(fl *pflag.FlagSet) {
 	fl.StringVar(&f.config, "config", "", "with --image: a plugin.yaml mounted over the image's own")
 	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "the Argo CD to render with: "+toolchain.VersionSpellings)
 	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "an argocd binary of your own instead of obtaining one")
+	fl.StringVar(&f.repo, "repo", "", "a git repository URL that stands for FOLDER: the repo-server fetches it itself, as for an Application (https://, ssh://, git@host:path or file://; no credentials are given)")
+	fl.StringVar(&f.revision, "revision", "", "with --repo: the branch, tag or commit to render (HEAD when empty)")
 	fl.StringVar(&f.path, "path", ".", "the application's folder inside FOLDER (spec.source.path)")
 	fl.StringVar(&f.samples, "samples", "certify.yaml", "with --sample: the certification file whose sample to render")
 	fl.StringVar(&f.sample, "sample", "", "render this sample of --samples (its folder, parameters and env; --param and --env add to them) instead of a FOLDER")
@@ -146,6 +149,20 @@ func (f *renderFlags) start(ctx context.Context, p argocd.Plugin, explain bool, 
 		Toolchain: toolchain.Options{Progress: stderr}, Progress: io.Discard, Explain: explain})
 }
 
+// checkRepoURL refuses what no git client would fetch, before anything
+// starts.
+func checkRepoURL(u string) error {
+	for _, prefix := range []string{"https://", "http://", "ssh://", "git://", "file://"} {
+		if strings.HasPrefix(u, prefix) && len(u) > len(prefix) {
+			return nil
+		}
+	}
+	if at := strings.Index(u, "@"); at > 0 && strings.Contains(u[at:], ":") { // git@host:org/repo
+		return nil
+	}
+	return fmt.Errorf("--repo %q: give a git URL (https://, ssh://, git://, file:// or git@host:path)", u)
+}
+
 // source reads the flags (and the certify.yaml sample they name) into a
 // render.Source, refusing bad usage.
 func (f *renderFlags) source(args []string) (render.Source, error) {
@@ -153,6 +170,16 @@ func (f *renderFlags) source(args []string) (render.Source, error) {
 	var sample *conformance.Sample
 	folder := ""
 	switch {
+	case f.repo != "" && (len(args) > 0 || f.sample != ""):
+		return src, errors.New("--repo stands for the sample: give it without a FOLDER or --sample")
+	case f.repo != "" && f.watch:
+		return src, errors.New("--watch watches a folder of this machine: render a --repo without it")
+	case f.repo != "":
+		if err := checkRepoURL(f.repo); err != nil {
+			return src, err
+		}
+	case f.revision != "":
+		return src, errors.New("--revision goes with --repo")
 	case len(args) == 1 && f.sample == "":
 		folder = args[0]
 	case len(args) == 0 && f.sample != "":
@@ -173,7 +200,7 @@ func (f *renderFlags) source(args []string) (render.Source, error) {
 	default:
 		return src, errors.New("give the sample as a FOLDER, or as --sample NAME of --samples certify.yaml (its parameters and env too), one of them")
 	}
-	if fi, err := os.Stat(folder); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(folder); f.repo == "" && (err != nil || !fi.IsDir()) {
 		return src, fmt.Errorf("%s is not a folder: give the sample's folder (its files become the repository's root)", folder)
 	}
 	switch {
@@ -195,11 +222,14 @@ func (f *renderFlags) source(args []string) (render.Source, error) {
 	default:
 		return src, fmt.Errorf("--tracking-method %q: give annotation, label or annotation+label", f.tracking)
 	}
-	abs, err := filepath.Abs(folder)
-	if err != nil {
-		return src, err
+	abs := ""
+	if folder != "" {
+		var err error
+		if abs, err = filepath.Abs(folder); err != nil {
+			return src, err
+		}
 	}
-	src = render.Source{Folder: abs, Path: f.path, Named: f.named, AppName: f.appName, Namespace: f.namespace, Project: f.project,
+	src = render.Source{Folder: abs, RepoURL: f.repo, Revision: f.revision, Path: f.path, Named: f.named, AppName: f.appName, Namespace: f.namespace, Project: f.project,
 		KubeVersion: f.kubeVersion, TrackingMethod: f.tracking}
 	if f.apiVersions != "" {
 		src.APIVersions = strings.Split(f.apiVersions, ",")
@@ -231,6 +261,7 @@ func (f *renderFlags) source(args []string) (render.Source, error) {
 		}
 		src.Env = append(src.Env, &v1alpha1.EnvEntry{Name: name, Value: value})
 	}
+	var err error
 	if f.argocdVersion, err = toolchain.SpellVersion(f.argocdVersion); err != nil {
 		return src, err
 	}

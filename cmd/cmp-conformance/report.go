@@ -36,7 +36,7 @@ func reportDiffCommand() *cobra.Command {
 	opts := reports.DefaultDiffOptions
 	var format string
 	cmd := &cobra.Command{
-		Use:   "diff BASE NEW",
+		Use: "diff BASE NEW",
 		// BASE and NEW: a report, a merged matrix (compared cell by cell), or
 		// one cell of a matrix, MATRIX#CELL.
 		Short: "What changed from BASE to NEW: regressions, fixes, divergences, times; exit 1 on a regression",

@@ -119,13 +119,13 @@ func Golden(t testing.TB, r *Renderer, src Source, pluginName, golden string) {
 	defer cancel()
 	res, err := r.Render(ctx, src, pluginName)
 	if err != nil {
-		t.Fatalf("rendering %s: %v", src.Folder, err)
+		t.Fatalf("rendering %s: %v", src, err)
 	}
 	diff, err := MatchGolden(res.Manifests, golden, Updating())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff != "" {
-		t.Errorf("%s renders other objects than %s (-update rewrites it):\n%s", src.Folder, golden, diff)
+		t.Errorf("%s renders other objects than %s (-update rewrites it):\n%s", src, golden, diff)
 	}
 }

@@ -52,7 +52,7 @@ func (l *Loop) Once(ctx context.Context, r *Renderer, p argocd.Plugin) (*Result,
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(l.Log, "render: Argo CD %s could not render %s with %s:\n%s\n", r.Tools.ArgoCDVersion, s.Folder, p.FullName(), err)
+		fmt.Fprintf(l.Log, "render: Argo CD %s could not render %s with %s:\n%s\n", r.Tools.ArgoCDVersion, s, p.FullName(), err)
 		return nil, err
 	}
 	fmt.Fprintf(l.Log, "render: %d objects (source type %s) in %.2fs\n", len(res.Manifests), res.SourceType, res.Seconds)

@@ -8,6 +8,7 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -123,6 +124,10 @@ func closeErr(err error) string {
 type Source struct {
 	// Folder is the sample: its files become the root of the repository.
 	Folder string
+	// RepoURL and Revision, when RepoURL is set, stand for Folder: the
+	// repo-server fetches that repository itself, at that revision (a
+	// branch, tag or commit; HEAD when empty), as for an Application.
+	RepoURL, Revision string
 	// Path is the application's folder inside it ("." for the root).
 	Path string
 	// Named sends spec.source.plugin.name (the plugin's full name) instead
@@ -138,6 +143,14 @@ type Source struct {
 	TrackingMethod string
 }
 
+// String names the sample: its folder, or its repository and revision.
+func (s Source) String() string {
+	if s.RepoURL != "" {
+		return s.RepoURL + "@" + cmp.Or(s.Revision, "HEAD")
+	}
+	return s.Folder
+}
+
 // Result is what one render gave.
 type Result struct {
 	// Manifests are the objects, each as JSON, in the plugin's order.
@@ -147,16 +160,23 @@ type Result struct {
 	Seconds    float64
 }
 
-// source commits src.Folder as a new repository and makes the application
-// source that deploys it, as an Application's spec.source would.
+// source commits src.Folder as a new repository (or takes src.RepoURL as
+// it is) and makes the application source that deploys it, as an
+// Application's spec.source would, with the revision to ask for.
 func (r *Renderer) source(ctx context.Context, src Source, pluginName string) (v1alpha1.ApplicationSource, string, error) {
-	r.n++
-	repo := fmt.Sprintf("render-%d", r.n)
-	rev, err := r.git.CreateRepo(ctx, repo, os.DirFS(src.Folder), ".")
-	if err != nil {
-		return v1alpha1.ApplicationSource{}, "", fmt.Errorf("committing %s: %w", src.Folder, err)
+	var app v1alpha1.ApplicationSource
+	rev := cmp.Or(src.Revision, "HEAD")
+	if src.RepoURL != "" {
+		app = v1alpha1.ApplicationSource{RepoURL: src.RepoURL, Path: src.Path, TargetRevision: rev}
+	} else {
+		r.n++
+		repo := fmt.Sprintf("render-%d", r.n)
+		var err error
+		if rev, err = r.git.CreateRepo(ctx, repo, os.DirFS(src.Folder), "."); err != nil {
+			return v1alpha1.ApplicationSource{}, "", fmt.Errorf("committing %s: %w", src.Folder, err)
+		}
+		app = v1alpha1.ApplicationSource{RepoURL: r.git.URL(repo), Path: src.Path, TargetRevision: "HEAD"}
 	}
-	app := v1alpha1.ApplicationSource{RepoURL: r.git.URL(repo), Path: src.Path, TargetRevision: "HEAD"}
 	if src.Named || len(src.Parameters) > 0 || len(src.Env) > 0 {
 		app.Plugin = &v1alpha1.ApplicationSourcePlugin{Env: src.Env, Parameters: src.Parameters}
 		if src.Named {

@@ -245,3 +245,49 @@ spec:
 		t.Errorf("problems %v, want the number default that is no number", problems)
 	}
 }
+
+// TestRenderFromRepoURL: a repository URL and a revision stand for the
+// folder; the repo-server fetches it itself and resolves the branch, as for
+// an Application, so what renders is that branch's commit, not HEAD's.
+func TestRenderFromRepoURL(t *testing.T) {
+	e2e(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	for _, name := range []string{"cmp-plain.marker", "config.yaml", "deployment.yaml"} {
+		data, err := os.ReadFile(filepath.Join("../../plugins/plain/samples/basic", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "sample")
+	git("checkout", "-q", "-b", "one-object")
+	git("rm", "-q", "deployment.yaml")
+	git("commit", "-q", "-m", "the ConfigMap alone")
+	git("checkout", "-q", "main")
+
+	r, p := startPlain(t, ctx)
+	for rev, want := range map[string]int{"": 2, "main": 2, "one-object": 1} {
+		res, err := r.Render(ctx, Source{RepoURL: "file://" + dir, Revision: rev, Path: ".", AppName: "repo-test", Namespace: "default",
+			Project: "default", TrackingMethod: "annotation"}, p.FullName())
+		if err != nil {
+			t.Fatalf("revision %q: %v", rev, err)
+		}
+		if len(res.Manifests) != want {
+			t.Errorf("revision %q rendered %d objects, want %d", rev, len(res.Manifests), want)
+		}
+	}
+}
