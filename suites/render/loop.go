@@ -2,8 +2,10 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
@@ -39,7 +41,13 @@ type Loop struct {
 // folders, an image inspected).
 const WatchEvery = 300 * time.Millisecond
 
-// Once renders the source once with r, logging how it went.
+// ErrUnclaimed is a render no plugin did: discovery claimed the sample for
+// none, and Argo CD rendered it as a source of another type (a folder of
+// YAML files is a Directory source).
+var ErrUnclaimed = errors.New("no plugin claimed the sample")
+
+// Once renders the source once with r, logging how it went; a render that
+// was not the plugin's is ErrUnclaimed.
 func (l *Loop) Once(ctx context.Context, r *Renderer, p argocd.Plugin) (*Result, error) {
 	s := l.Source
 	s.Named = s.Named || !p.Features[argocd.FeatureDiscovery]
@@ -53,9 +61,16 @@ func (l *Loop) Once(ctx context.Context, r *Renderer, p argocd.Plugin) (*Result,
 	}
 	if err != nil {
 		fmt.Fprintf(l.Log, "render: Argo CD %s could not render %s with %s:\n%s\n", r.Tools.ArgoCDVersion, s, p.FullName(), err)
+		if strings.Contains(err.Error(), "could not find plugin") && l.Explained == nil {
+			fmt.Fprintln(l.Log, "render: no plugin claimed the sample: --explain says what each discover rule found in it")
+		}
 		return nil, err
 	}
 	fmt.Fprintf(l.Log, "render: %d objects (source type %s) in %.2fs\n", len(res.Manifests), res.SourceType, res.Seconds)
+	if res.SourceType != "Plugin" {
+		fmt.Fprintf(l.Log, "render: no plugin claimed the sample: Argo CD rendered it as a %s source, without %s (--explain says what each discover rule found)\n", res.SourceType, p.FullName())
+		return nil, fmt.Errorf("%w: Argo CD took it for a %s source", ErrUnclaimed, res.SourceType)
+	}
 	return res, nil
 }
 

@@ -2,6 +2,8 @@ package render
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,19 +151,30 @@ func TestExplainPlainSample(t *testing.T) {
 		t.Errorf("the failing render: received %+v", e.Received)
 	}
 
-	// A folder without the marker: no plugin claims it, nothing generates.
+	// A folder without the marker: no plugin claims it, and Argo CD renders
+	// its YAML as a Directory source; a Loop's render says ErrUnclaimed.
 	src.Folder = t.TempDir()
-	if err := os.WriteFile(filepath.Join(src.Folder, "config.yaml"), []byte("kind: ConfigMap\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(src.Folder, "config.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unclaimed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Render(ctx, src, p.FullName()); err == nil {
-		t.Fatal("a sample without the marker rendered")
+	// With plugin env, the source asks for a plugin: Argo CD's own error.
+	if _, err := r.Render(ctx, src, p.FullName()); err == nil || !strings.Contains(err.Error(), "could not find plugin supporting the given repository") {
+		t.Fatalf("a folder no plugin claims, with plugin env: %v", err)
 	}
 	if e, err = r.Explain(); err != nil {
 		t.Fatal(err)
 	}
 	if len(e.Discovery) != 1 || e.Discovery[0].ArgoCD != "no" || !strings.HasPrefix(e.Discovery[0].OurReading, "no file of") || e.Received != nil {
 		t.Errorf("the unclaimed sample: discovery %+v, received %v", e.Discovery, e.Received != nil)
+	}
+	src.Env = nil
+	res, err := r.Render(ctx, src, p.FullName())
+	if err != nil || res.SourceType != "Directory" {
+		t.Fatalf("a folder no plugin claims: %v, %v", err, res)
+	}
+	loop := &Loop{Source: src, Log: io.Discard}
+	if _, err := loop.Once(ctx, r, p); !errors.Is(err, ErrUnclaimed) {
+		t.Errorf("a loop's render of the unclaimed sample: %v, want ErrUnclaimed", err)
 	}
 }
 
