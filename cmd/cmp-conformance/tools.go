@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -61,17 +62,27 @@ On an air-gapped machine, import binaries into the cache with 'tools import'.`,
 			_, err = tc.Import(args[0], args[1], args[2])
 			return err
 		}}
-	var others bool
+	var others, gate bool
 	matrix := &cobra.Command{Use: "matrix", Short: "Print Argo CD's version matrix and where it comes from", Args: cobra.NoArgs,
 		Long: `The matrix is Argo CD's three supported release lines, each by its newest
 patch, and the last v2 release (legacy), read from the module proxy's version
 lists when a command starts; the versions written in the code stand in when no
 list can be had, and the last line says which. --others prints only the
-versions beside the newest, one line, as make matrix runs them.`,
+versions beside the newest, one line, as make matrix runs them; --gate the
+versions a release gate runs side by side, the previous patch and the
+newest, as a JSON list (a CI matrix reads it: .github/workflows/matrix.yml).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			m := toolchain.ResolveMatrix(cmd.Context())
 			if others {
 				fmt.Println(strings.Join(m.Versions()[1:], " "))
+				return nil
+			}
+			if gate {
+				out, err := json.Marshal([]string{m.PreviousPatch, m.Current})
+				if err != nil {
+					return err
+				}
+				fmt.Println(string(out))
 				return nil
 			}
 			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
@@ -85,6 +96,7 @@ versions beside the newest, one line, as make matrix runs them.`,
 			return nil
 		}}
 	matrix.Flags().BoolVar(&others, "others", false, "print the versions beside the newest, space-separated")
+	matrix.Flags().BoolVar(&gate, "gate", false, "print the previous patch and the newest as a JSON list, for a CI matrix")
 	cmd.AddCommand(get, imp, matrix)
 	return cmd
 }
