@@ -25,14 +25,16 @@ import (
 // envFlags are the flags that decide the environment, shared by run and env up.
 type envFlags struct {
 	runtime, argocdVersion, argocdBinary, kubeconfig, output string
-	portBase                                                 int
-	plugins                                                  []string
-	pluginPath                                               []string
-	images                                                   []string
-	noDownload, noBuild, retry                               bool
-	allowExistingArgoCD                                      bool
-	imageRegistry                                            string
-	readyTimeout                                             time.Duration
+	// argocdSource is a checkout of argo-cd to build and judge.
+	argocdSource               string
+	portBase                   int
+	plugins                    []string
+	pluginPath                 []string
+	images                     []string
+	noDownload, noBuild, retry bool
+	allowExistingArgoCD        bool
+	imageRegistry              string
+	readyTimeout               time.Duration
 	// pluginBin, set for the shares of a parallel run (hidden), is the
 	// folder where the parent built the plugin programs: they are used from
 	// there, not built again.
@@ -47,6 +49,7 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.StringVar(&f.runtime, "runtime", envOr("CMPC_RUNTIME", environment.RuntimeEmbedded), "where Kubernetes comes from: embedded (kwok, Argo CD as processes), kind (Argo CD installed from its release manifests, plugins as the repo-server's sidecars from --plugin-image) or existing (the same, into a namespace of its own of the cluster --kubeconfig names, the run's images pushed to --image-registry)")
 	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "the Argo CD to run: "+toolchain.VersionSpellings+". The matrix is Argo CD's three supported lines, each by its newest patch, from the module proxy's version lists (the versions written in the code when none can be had); without this flag the newest line is tried first")
 	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "use this argocd binary (e.g. the official argocd-linux-amd64) instead of obtaining one")
+	fl.StringVar(&f.argocdSource, "argocd-source", "", "build the Argo CD under test from this checkout of github.com/argoproj/argo-cd (any commit; its install manifests and tool pins too); the version is its VERSION file's marked with the tree's digest, e.g. v3.6.1+src.0123456789ab (embedded runtime)")
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing (never one that runs an Argo CD you keep: see --allow-existing-argocd)")
 	fl.StringVar(&f.output, "output", "_output", "folder for reports (<output>/reports/<run-id>), plugin programs and environment state")
 	fl.IntVar(&f.portBase, "port-base", 18080, "first of the 127.0.0.1 ports a run listens on: Argo CD and its git server base..base+8, plugin services from base+10, the embedded cluster base+40..base+45")
@@ -59,6 +62,11 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.StringVar(&f.imageRegistry, "image-registry", os.Getenv("CMPC_IMAGE_REGISTRY"), "with --runtime existing: HOST:PORT[/PATH] of a registry this machine's Docker pushes to and the cluster's nodes pull from; the images the run makes (plugins, cmp-bridge, the git relay) go there")
 	fl.BoolVar(&f.allowExistingArgoCD, "allow-existing-argocd", false, "with --runtime existing: run although the cluster already has an Argo CD (its CRDs are replaced by the version under test; a throw-away cluster only)")
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 2*time.Minute, "bound on the cluster coming up, and on all Argo CD components becoming ready")
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 func envOr(key, def string) string {
@@ -104,6 +112,12 @@ func (f *envFlags) usage() error {
 	}
 	f.argocdVersion = v
 	switch {
+	case f.argocdSource != "" && (f.argocdVersion != "" || f.argocdBinary != ""):
+		return errors.New("--argocd-source builds the Argo CD under test: leave out --argocd-version and --argocd-binary")
+	case f.argocdSource != "" && f.runtime != environment.RuntimeEmbedded:
+		return fmt.Errorf("--argocd-source runs on the embedded runtime only, for now (kind installs Argo CD from an image built from a release's Dockerfile): use --runtime embedded")
+	case f.argocdSource != "" && !isFile(filepath.Join(f.argocdSource, "go.mod")):
+		return fmt.Errorf("--argocd-source %s: not a checkout of argo-cd (no go.mod there)", f.argocdSource)
 	case f.readyTimeout <= 0:
 		return fmt.Errorf("--ready-timeout %s: give a positive duration, e.g. 2m", f.readyTimeout)
 	case f.portBase < 1 || f.portBase+portSpan-1 > 65535:
@@ -242,7 +256,7 @@ func (f *envFlags) config(runID, logDir string, plan *pluginPlan, path []string)
 		return environment.Config{}, err
 	}
 	return environment.Config{
-		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, Kubeconfig: f.kubeconfig,
+		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, ArgoCDSource: f.argocdSource, Kubeconfig: f.kubeconfig,
 		PortBase: f.portBase, Plugins: plan.Plugins, PluginPath: path, ToolsReady: plan.ToolsReady, RunID: runID, LogDir: logDir,
 		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
 		ReadyTimeout: f.readyTimeout, GitServerProgram: planProgram(plan, "cmp-gitserver"), IdleProgram: planProgram(plan, "cmp-idle"), BridgeProgram: planProgram(plan, argocd.BridgeProgram),

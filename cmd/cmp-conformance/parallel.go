@@ -27,9 +27,14 @@ import (
 // parent resolved, with the share's output, units, ports and the plugin
 // programs the parent built (bin, when it built them).
 func childArgs(f *runFlags, version, output, unitsFile, claims, bin string, portBase int) []string {
-	args := []string{"run", "--parallel", "1", "--runtime", f.runtime, "--argocd-version", version, "--output", output, "--units", unitsFile, "--claims", claims,
+	pin := []string{"--argocd-version", version}
+	if f.argocdSource != "" { // every share builds (or finds cached) the same tree
+		pin = []string{"--argocd-source", f.argocdSource}
+	}
+	args := append([]string{"run", "--parallel", "1", "--runtime", f.runtime}, pin...)
+	args = append(args, "--output", output, "--units", unitsFile, "--claims", claims,
 		"--port-base", strconv.Itoa(portBase), "--label-filter", f.labelFilter, "--timeout", f.timeout.String(),
-		"--ready-timeout", f.readyTimeout.String()}
+		"--ready-timeout", f.readyTimeout.String())
 	if bin != "" {
 		args = append(args, "--plugin-bin", bin)
 	}

@@ -38,7 +38,7 @@ On an air-gapped machine, import binaries into the cache with 'tools import'.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			set, err := environment.Tools(ctx, environment.Config{Runtime: f.runtime, ArgoCDVersion: f.argocdVersion,
-				ArgoCDBinary: f.argocdBinary, Toolchain: f.toolchainOptions()})
+				ArgoCDBinary: f.argocdBinary, ArgoCDSource: f.argocdSource, Toolchain: f.toolchainOptions()})
 			if err != nil {
 				return err
 			}
@@ -97,6 +97,31 @@ newest, as a JSON list (a CI matrix reads it: .github/workflows/matrix.yml).`,
 		}}
 	matrix.Flags().BoolVar(&others, "others", false, "print the versions beside the newest, space-separated")
 	matrix.Flags().BoolVar(&gate, "gate", false, "print the previous patch and the newest as a JSON list, for a CI matrix")
-	cmd.AddCommand(get, imp, matrix)
+	checkout := &cobra.Command{Use: "checkout VERSION DIR", Short: "Write the tree of an Argo CD release as a git checkout holds it, from the module proxy, for --argocd-source", Args: cobra.ExactArgs(2),
+		Long: `checkout writes into DIR (a new folder) the source tree of an Argo CD release as
+a git checkout of its tag holds it: the argo-cd module from the module proxy,
+and each module its go.mod replaces with a folder of the repository
+(gitops-engine from v3.3), fetched at the version it requires and put in that
+folder (a module zip leaves nested modules out, so the module alone does not
+build). Edit it, then judge what you changed:
+
+  cmp-conformance tools checkout v3.6.1 ./argo-cd
+  cmp-conformance run --argocd-source ./argo-cd --label-filter env`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := toolchain.SpellVersion(args[0])
+			if err != nil || v == "" {
+				return fmt.Errorf("checkout %q: give a release tag, e.g. v3.6.1", args[0])
+			}
+			tc, err := toolchain.New(toolchain.Options{Progress: os.Stderr})
+			if err != nil {
+				return err
+			}
+			if err := tc.Checkout(cmd.Context(), v, args[1]); err != nil {
+				return err
+			}
+			fmt.Printf("%s holds Argo CD %s as a checkout of its tag: build and judge it with --argocd-source %s\n", args[1], v, args[1])
+			return nil
+		}}
+	cmd.AddCommand(get, imp, matrix, checkout)
 	return cmd
 }

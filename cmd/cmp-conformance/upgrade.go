@@ -24,6 +24,8 @@ func (f *runFlags) upgrade() ([]string, error) {
 		return nil, err
 	}
 	switch {
+	case f.argocdSource != "":
+		return nil, errors.New("--argocd-source cannot be combined with --upgrade-path yet: each version of the path is obtained by its release tag")
 	case f.argocdBinary != "":
 		return nil, errors.New("--argocd-binary cannot be combined with --upgrade-path: each version of the path is obtained by version (import a binary with 'cmp-conformance tools import argocd VERSION PATH')")
 	case f.argocdVersion != "" && f.argocdVersion != path[0]:

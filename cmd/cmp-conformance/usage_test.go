@@ -41,6 +41,10 @@ func TestUsageErrorsExitTwoAtOnce(t *testing.T) {
 		{runCommand, []string{"--runtime", "minikube"}, `--runtime "minikube"`},
 		{runCommand, []string{"--label-filter", "smoke &&"}, "--label-filter"},
 		{runCommand, []string{"--upgrade-path", "sideways"}, "neither a path name"},
+		{runCommand, []string{"--argocd-source", "/nonexistent"}, "not a checkout of argo-cd"},
+		{runCommand, []string{"--argocd-source", plain, "--argocd-version", "v3.6.1"}, "leave out --argocd-version"},
+		{runCommand, []string{"--argocd-source", plain, "--runtime", "kind"}, "embedded runtime only"},
+		{runCommand, []string{"--argocd-source", checkoutRoot(t), "--upgrade-path", "legacy"}, "--upgrade-path"},
 		{certifyCommand, []string{"--image", "x:1", "--timeout", "-1s"}, "--timeout -1s"},
 		{certifyCommand, []string{"--image", "x:1", "--port-base", "99999"}, "--port-base 99999"},
 	} {
