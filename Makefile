@@ -73,7 +73,7 @@ CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance certify upgrade matrix upstream test unit selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs bench render-check
+.PHONY: all conformance certify upgrade matrix upstream test unit source-check selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs bench render-check
 
 all: build
 
@@ -167,6 +167,12 @@ bench: tools plugin-images
 ## cluster (suites/render, as `cmp-conformance render` does), end to end.
 render-check: tools
 	CMP_CONFORMANCE_RENDER_E2E=1 $(GO) test -count=1 ./suites/render
+
+## source-check: a checkout of the current release with one deliberate change (the
+## repo-server stops sending ARGOCD_APP_NAME), built with --argocd-source: ENV-007 must
+## catch it. Not in make test: it builds Argo CD from the tree (minutes).
+source-check: tools plugin-images
+	CMP_CONFORMANCE_SOURCE_E2E=1 $(GO) test -count=1 -timeout 45m -run TestArgoCDSourceChangeIsCaught -v ./cmd/cmp-conformance
 
 ## docs: write the generated reference pages (docs/checks.md, docs/cli.md, the clean-clone
 ## runs of docs/performance.md; TestPagesAreCurrent and TestCLIReferenceIsCurrent fail
