@@ -81,7 +81,7 @@ func TestPastTimings(t *testing.T) {
 func TestDefaultTimings(t *testing.T) {
 	if from := os.Getenv("CMPC_TIMINGS_FROM"); from != "" {
 		r := ReadReport(from)
-		if r == nil || r.Profile != "" || len(r.SelfTest) == 0 {
+		if r == nil || (r.Profile != "" && r.Profile != "catalogue") || len(r.SelfTest) == 0 {
 			t.Fatalf("%s: not the report of a catalogue self-test", from)
 		}
 		seconds := map[string]float64{}
