@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -93,25 +92,4 @@ func matrixPath(p string) string {
 		return filepath.Join(p, reports.MatrixJSON)
 	}
 	return p
-}
-
-// diffMatrices prints two matrices' diff cell by cell.
-func diffMatrices(base, next *reports.Matrix, opts reports.DiffOptions, format string) error {
-	d, err := reports.CompareMatrices(base, next, opts)
-	if err != nil {
-		return err
-	}
-	if format == "json" {
-		out, err := json.MarshalIndent(d, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Println(string(out))
-	} else {
-		fmt.Print(d.Markdown())
-	}
-	if d.Regressed() {
-		return exitError{1}
-	}
-	return nil
 }

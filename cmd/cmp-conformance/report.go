@@ -75,7 +75,11 @@ suits machines.`,
 			}
 			switch {
 			case baseMatrix != nil && nextMatrix != nil:
-				return diffMatrices(baseMatrix, nextMatrix, opts, format)
+				d, err := reports.CompareMatrices(baseMatrix, nextMatrix, opts)
+				if err != nil {
+					return err
+				}
+				return printDiff(d, format)
 			case baseMatrix != nil || nextMatrix != nil:
 				return fmt.Errorf("%w: one side is a merged matrix and the other a report: compare a cell of it (MATRIX#CELL)", reports.ErrIncomparable)
 			}
@@ -83,19 +87,7 @@ suits machines.`,
 			if err != nil {
 				return err
 			}
-			if format == "json" {
-				out, err := json.MarshalIndent(d, "", "  ")
-				if err != nil {
-					return err
-				}
-				fmt.Println(string(out))
-			} else {
-				fmt.Print(d.Markdown())
-			}
-			if d.Regressed() {
-				return exitError{1}
-			}
-			return nil
+			return printDiff(d, format)
 		}}
 	cmd.Flags().StringVar(&format, "format", "markdown", "markdown or json")
 	cmd.Flags().Float64Var(&opts.TimeRatio, "time-ratio", opts.TimeRatio, "a check is slower or faster when one side took this many times the other's time ...")
@@ -166,4 +158,24 @@ func reportPath(p string) string {
 		return filepath.Join(p, reports.ReportJSON)
 	}
 	return p
+}
+
+// printDiff prints a diff as JSON or Markdown; a regression is exit 1.
+func printDiff(d interface {
+	Markdown() string
+	Regressed() bool
+}, format string) error {
+	if format == "json" {
+		out, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Println(string(out))
+	} else {
+		fmt.Print(d.Markdown())
+	}
+	if d.Regressed() {
+		return exitError{1}
+	}
+	return nil
 }
