@@ -149,7 +149,12 @@ func ExitCode(r *v1alpha1.ConformanceReport) int {
 	if r == nil {
 		return 1
 	}
-	switch r.Summary.Verdict {
+	return verdictExitCode(r.Summary.Verdict)
+}
+
+// verdictExitCode is the exit code of a verdict (ExitCode).
+func verdictExitCode(verdict string) int {
+	switch verdict {
 	case v1alpha1.VerdictPassed:
 		return 0
 	case v1alpha1.VerdictPartial, v1alpha1.VerdictIncomplete:

@@ -89,14 +89,9 @@ func Merge(cells []Cell) (*Matrix, error) {
 	return m, nil
 }
 
-// ExitCode is the matrix's exit status: the worst of its cells'.
-func (m *Matrix) ExitCode() int {
-	code := 0
-	for _, c := range m.Cells {
-		code = max(code, ExitCode(c.Report))
-	}
-	return code
-}
+// ExitCode is the matrix's exit status: its verdict's, the worst of its
+// cells' (a failed cell beside a partial one is failed, exit 1).
+func (m *Matrix) ExitCode() int { return verdictExitCode(m.Verdict) }
 
 // Cell returns the cell of that name.
 func (m *Matrix) Cell(name string) (*v1alpha1.ConformanceReport, error) {

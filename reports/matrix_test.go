@@ -36,6 +36,11 @@ func TestMergeJoinsCellsAndDiffsThem(t *testing.T) {
 	if m.Verdict != v1alpha1.VerdictFailed || m.ExitCode() != 1 || len(m.Cells) != 2 || m.Cells[1].Name != "v3.6.1/embedded" {
 		t.Fatalf("verdict %s, exit %d, cells %v", m.Verdict, m.ExitCode(), m.Cells)
 	}
+	partial := cellReport("v3.5.7", v1alpha1.StatePassed)
+	partial.Summary.Verdict = v1alpha1.VerdictPartial
+	if mixed, err := Merge([]Cell{{Name: "p", Report: partial}, {Name: "f", Report: cur}}); err != nil || mixed.Verdict != v1alpha1.VerdictFailed || mixed.ExitCode() != 1 {
+		t.Errorf("a partial and a failed cell: %v, exit %d, want failed, exit 1", err, mixed.ExitCode())
+	}
 	summary := MatrixSummary(m)
 	for _, want := range []string{"| Check | v3.6.0/embedded | v3.6.1/embedded |", "| GEN-001 | passed | failed |", "### v3.6.1/embedded"} {
 		if !strings.Contains(summary, want) {
