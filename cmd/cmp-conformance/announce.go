@@ -54,9 +54,7 @@ func runAnnounce(ctx context.Context, f *renderFlags, p argocd.Plugin, src rende
 		}
 	}()
 	fmt.Fprintf(stderr, "announce: Argo CD %s and %s ready in %.1fs\n", r.Tools.ArgoCDVersion, p.FullName(), time.Since(began).Seconds())
-	s := src
-	s.Named = s.Named || !p.Features[argocd.FeatureDiscovery]
-	anns, sourceType, err := r.Announce(ctx, s, p.FullName())
+	anns, sourceType, err := r.Announce(ctx, src, p.FullName())
 	if err != nil {
 		fmt.Fprintf(stderr, "announce: Argo CD %s could not read the parameters of %s with %s:\n%s\n", r.Tools.ArgoCDVersion, src, p.FullName(), err)
 		return exitError{code: 1}

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -74,7 +75,7 @@ func (r *Runner) action(ctx context.Context, s Step, c Context, work, cacheHome 
 			return err
 		}
 	case "actions/download-artifact":
-		matches, err := filepath.Glob(filepath.Join(artifacts, cmpOr(with["pattern"], with["name"])))
+		matches, err := filepath.Glob(filepath.Join(artifacts, cmp.Or(with["pattern"], with["name"])))
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,7 +105,7 @@ func (r *Runner) runJob(ctx context.Context, label string, j Job, c Context) (ma
 			if s.Uses != "" {
 				what = "uses " + s.Uses + ": " + actionPlan(s.Uses)
 			}
-			fmt.Fprintf(r.Log, "  step %s: %s\n", cmpOr(s.Name, s.ID, s.Uses, "run"), text.FirstLine(what))
+			fmt.Fprintf(r.Log, "  step %s: %s\n", cmp.Or(s.Name, s.ID, s.Uses, "run"), text.FirstLine(what))
 		}
 		return nil, nil
 	}
@@ -137,7 +138,7 @@ func (r *Runner) runJob(ctx context.Context, label string, j Job, c Context) (ma
 	outputs := map[string]string{}
 	var failed error
 	for i, s := range j.Steps {
-		name := cmpOr(s.Name, s.ID, s.Uses, fmt.Sprintf("#%d", i+1))
+		name := cmp.Or(s.Name, s.ID, s.Uses, fmt.Sprintf("#%d", i+1))
 		switch {
 		case s.If != "" && s.If != "always()":
 			return nil, fmt.Errorf("step %s: if %q: only always() is understood here", name, s.If)
@@ -232,13 +233,4 @@ func sanitize(s string) string {
 		}
 		return r
 	}, s)
-}
-
-func cmpOr(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -50,7 +50,6 @@ var ErrUnclaimed = errors.New("no plugin claimed the sample")
 // was not the plugin's is ErrUnclaimed.
 func (l *Loop) Once(ctx context.Context, r *Renderer, p argocd.Plugin) (*Result, error) {
 	s := l.Source
-	s.Named = s.Named || !p.Features[argocd.FeatureDiscovery]
 	res, err := r.Render(ctx, s, p.FullName())
 	if l.Explained != nil {
 		if e, xerr := r.Explain(); xerr != nil {

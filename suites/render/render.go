@@ -131,7 +131,8 @@ type Source struct {
 	// Path is the application's folder inside it ("." for the root).
 	Path string
 	// Named sends spec.source.plugin.name (the plugin's full name) instead
-	// of leaving the folder to discovery.
+	// of leaving the folder to discovery; a plugin without discover rules
+	// is always named.
 	Named      bool
 	Parameters []v1alpha1.ApplicationSourcePluginParameter
 	Env        v1alpha1.Env
@@ -177,9 +178,12 @@ func (r *Renderer) source(ctx context.Context, src Source, pluginName string) (v
 		}
 		app = v1alpha1.ApplicationSource{RepoURL: r.git.URL(repo), Path: src.Path, TargetRevision: "HEAD"}
 	}
-	if src.Named || len(src.Parameters) > 0 || len(src.Env) > 0 {
+	// A plugin without discover rules is only ever named (Argo CD never
+	// discovers it).
+	named := src.Named || !r.plugin.Features[argocd.FeatureDiscovery]
+	if named || len(src.Parameters) > 0 || len(src.Env) > 0 {
 		app.Plugin = &v1alpha1.ApplicationSourcePlugin{Env: src.Env, Parameters: src.Parameters}
-		if src.Named {
+		if named {
 			app.Plugin.Name = pluginName
 		}
 	}
