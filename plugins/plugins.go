@@ -1,8 +1,9 @@
 // Package plugins is the table of this repository's plugins: which folder
 // plays which role of the catalogue (the reference plugins), and the broken
-// witnesses under broken/ that must fail checks (witness.yaml). The CLI, the
-// self-test and the generated checks page read it from here, so a role and
-// its folder are mapped in one place.
+// witnesses under broken/ that must fail checks (witness.yaml), and a run's
+// Plan: which plugins it binds and what it builds for them (Prepare). The
+// CLI, the certify library, the self-test and the generated checks page read
+// it from here, so a role and its folder are mapped in one place.
 package plugins
 
 import (

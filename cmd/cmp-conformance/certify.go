@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
-	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/certify"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
@@ -139,21 +138,4 @@ func (f *runFlags) certifyUsage() error {
 	}
 	f.certify.binding = &b
 	return nil
-}
-
-// planCertify binds the subject (read by certifyUsage) and, with selfTest,
-// the witnesses of the plugin profile.
-func planCertify(root string, s *certifySubject, selfTest bool) (*pluginPlan, error) {
-	if s.binding == nil {
-		return nil, errors.New("the subject was not read before the run (certifyUsage)")
-	}
-	plan := &pluginPlan{Checks: conformance.Profile()}
-	plan.add(*s.binding)
-	if !selfTest {
-		return plan, nil
-	}
-	if root == "" {
-		return nil, errors.New("--self-test needs the repository checkout (plugins/broken)")
-	}
-	return plan, plan.addWitnesses(root, plugins.ProfilePlugin)
 }

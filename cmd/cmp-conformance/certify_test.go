@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -61,7 +62,7 @@ func TestPlanCertify(t *testing.T) {
 	if err := f.certifyUsage(); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := planCertify(root, s, false)
+	plan, err := plugins.CertifyPlan(root, *s.binding, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestPlanCertify(t *testing.T) {
 	if len(plan.Checks) == 0 {
 		t.Error("a certify run has no checks")
 	}
-	withWitnesses, err := planCertify(root, s, true)
+	withWitnesses, err := plugins.CertifyPlan(root, *s.binding, true)
 	if err != nil {
 		t.Fatal(err)
 	}

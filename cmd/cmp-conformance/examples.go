@@ -15,6 +15,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 )
 
 // exampleImageTag is the tag `images build --examples` gives examples/<folder>.
@@ -51,7 +52,7 @@ func buildExamples(root, output string, named []string) error {
 		return err
 	}
 	bin := filepath.Join(out, "bin")
-	if err := buildPlugins(ctx, root, bin); err != nil {
+	if err := plugins.BuildPrograms(ctx, root, bin); err != nil {
 		return failed(err)
 	}
 	for _, folder := range folders {
@@ -112,7 +113,7 @@ func buildExampleImage(ctx context.Context, dir, bin, work, tag string) (plugini
 			files[prog] = filepath.Join(bin, prog)
 		}
 	}
-	tmp, err := stage(files)
+	tmp, err := plugins.Stage(files)
 	if err != nil {
 		return pluginimage.Image{}, fmt.Errorf("image %s: %w", tag, err)
 	}

@@ -183,8 +183,8 @@ func (f *envFlags) validate() error {
 }
 
 // prepare plans the plugins (with the witnesses of profile when selfTest)
-// and builds the reference programs.
-func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (*pluginPlan, []string, error) {
+// and builds the reference programs: plugins.Prepare, from the flags.
+func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (*plugins.Plan, []string, error) {
 	if err := f.validate(); err != nil {
 		return nil, nil, err
 	}
@@ -203,54 +203,20 @@ func (f *envFlags) prepare(ctx context.Context, selfTest bool, profile string) (
 			return nil, nil, rootErr
 		}
 	}
-	var plan *pluginPlan
+	o := plugins.Options{
+		Root: root, Overrides: overrides, Images: images, SelfTest: selfTest, Profile: profile,
+		Runtime: f.runtime, Output: f.output, Prebuilt: f.pluginBin, PluginPath: f.pluginPath, Progress: os.Stderr,
+	}
 	if f.certify != nil {
-		plan, err = planCertify(root, f.certify, selfTest)
-		if !selfTest {
-			// The subject brings its own programs: nothing of ours is built.
-			root = ""
+		if f.certify.binding == nil {
+			return nil, nil, errors.New("the subject was not read before the run (certifyUsage)")
 		}
-	} else if plan, err = planPlugins(root, overrides, selfTest, profile); err == nil {
-		err = plan.bindImages(ctx, images, f.output)
+		o.Subject = f.certify.binding
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	path := append([]string{}, f.pluginPath...)
-	if f.pluginBin != "" {
-		plan.Bin = f.pluginBin
-		plan.ToolsReady = helmBuilt(f.pluginBin)
-		if err := buildWitnessImages(ctx, plan.Images, f.pluginBin, true); err != nil {
-			return nil, nil, err
-		}
-		return plan, append(path, f.pluginBin), nil
-	}
-	if root != "" {
-		bin, err := filepath.Abs(filepath.Join(f.output, "bin"))
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintln(os.Stderr, "plugins: building the reference plugin programs")
-		if err := buildPlugins(ctx, root, bin); err != nil {
-			return nil, nil, err
-		}
-		if err := buildWitnessImages(ctx, plan.Images, bin, false); err != nil {
-			return nil, nil, err
-		}
-		path = append(path, bin)
-		plan.Bin = bin
-		if f.certify == nil {
-			// The Helm plugin is built per Argo CD version; certify has no use for it.
-			plan.ToolsReady = helmBuildFor(root, bin)
-			if environment.InCluster(f.runtime) {
-				plan.ToolsReady = plan.helmImage(root, f.output, plan.ToolsReady)
-			}
-		}
-	}
-	return plan, path, nil
+	return plugins.Prepare(ctx, o)
 }
 
-func (f *envFlags) config(runID, logDir string, plan *pluginPlan, path []string) (environment.Config, error) {
+func (f *envFlags) config(runID, logDir string, plan *plugins.Plan, path []string) (environment.Config, error) {
 	out, err := filepath.Abs(f.output)
 	if err != nil {
 		return environment.Config{}, err
@@ -259,31 +225,7 @@ func (f *envFlags) config(runID, logDir string, plan *pluginPlan, path []string)
 		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, ArgoCDSource: f.argocdSource, Kubeconfig: f.kubeconfig,
 		PortBase: f.portBase, Plugins: plan.Plugins, PluginPath: path, ToolsReady: plan.ToolsReady, RunID: runID, LogDir: logDir,
 		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
-		ReadyTimeout: f.readyTimeout, GitServerProgram: planProgram(plan, "cmp-gitserver"), IdleProgram: planProgram(plan, "cmp-idle"), BridgeProgram: planProgram(plan, argocd.BridgeProgram),
-		SamplePlugin: samplePlugin(plan), ImageRegistry: f.imageRegistry,
+		ReadyTimeout: f.readyTimeout, GitServerProgram: plan.Program("cmp-gitserver"), IdleProgram: plan.Program("cmp-idle"), BridgeProgram: plan.Program(argocd.BridgeProgram),
+		SamplePlugin: plan.SamplePlugin(), ImageRegistry: f.imageRegistry,
 	}, nil
-}
-
-// samplePlugin is the plain role's plugin when it runs from an image: the
-// kind bring-up syncs a sample application through it.
-func samplePlugin(plan *pluginPlan) string {
-	if plan == nil {
-		return ""
-	}
-	for _, b := range plan.Bindings {
-		if s, ok := b.Subjects[conformance.RolePlain]; ok && !b.Witness && s.Plugin.Image != "" {
-			return s.Plugin.FullName()
-		}
-	}
-	return ""
-}
-
-// planProgram is a static program the plugin build makes, "" when none:
-// the kind runtime runs cmp-gitserver (the sources) and cmp-bridge (plugin
-// services) from images of their own.
-func planProgram(plan *pluginPlan, name string) string {
-	if plan == nil || plan.Bin == "" {
-		return ""
-	}
-	return filepath.Join(plan.Bin, name)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"sort"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/nodeimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
@@ -77,16 +75,16 @@ certify them as any plugin image is certified:
 			if err != nil {
 				return err
 			}
-			if err := buildPlugins(ctx, root, bin); err != nil {
+			if err := plugins.BuildPrograms(ctx, root, bin); err != nil {
 				return failed(err)
 			}
 			for _, folder := range folders {
-				if missing := missingPrograms(filepath.Join(root, "plugins", folder), bin); len(args) == 0 && len(missing) > 0 {
+				if missing := plugins.MissingPrograms(filepath.Join(root, "plugins", folder), bin); len(args) == 0 && len(missing) > 0 {
 					fmt.Fprintf(os.Stderr, "plugins/%s: skipped, %v not among the programs built here (see its Dockerfile for how to build it)\n", folder, missing)
 					continue
 				}
 				start := time.Now()
-				img, err := buildReferenceImage(ctx, filepath.Join(root, "plugins", folder), bin, referenceImageTag(folder), nil, io.Discard)
+				img, err := plugins.BuildImage(ctx, filepath.Join(root, "plugins", folder), bin, referenceImageTag(folder), nil, io.Discard)
 				if err != nil {
 					return failed(err)
 				}
@@ -122,108 +120,6 @@ func imageFolders(root string, named []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// buildReferenceImage builds dir's Dockerfile from a context holding its
-// plugin.yaml, the programs that plugin.yaml runs (taken from bin), and the
-// host tools named (found on PATH; they must be static, as busybox-static's is).
-func buildReferenceImage(ctx context.Context, dir, bin, tag string, tools []string, log io.Writer) (pluginimage.Image, error) {
-	p, err := argocd.LoadPlugin(dir)
-	if err != nil {
-		return pluginimage.Image{}, err
-	}
-	files := map[string]string{"Dockerfile": filepath.Join(dir, "Dockerfile"), "plugin.yaml": filepath.Join(dir, "plugin.yaml")}
-	for _, prog := range p.Programs {
-		files[prog] = filepath.Join(bin, prog)
-	}
-	for _, t := range tools {
-		path, err := exec.LookPath(t)
-		if err != nil {
-			return pluginimage.Image{}, fmt.Errorf("image %s needs %s from this host: %w (make tools-system installs it)", tag, t, err)
-		}
-		if err := pluginimage.CheckStatic(path); err != nil {
-			return pluginimage.Image{}, fmt.Errorf("image %s: %w", tag, err)
-		}
-		files[t] = path
-	}
-	tmp, err := stage(files)
-	if err != nil {
-		return pluginimage.Image{}, fmt.Errorf("image %s: %w", tag, err)
-	}
-	defer os.RemoveAll(tmp)
-	return pluginimage.Build(ctx, tmp, tag, log)
-}
-
-// stage copies files (name in the context: source path) into a new build
-// context, a temporary folder the caller removes.
-func stage(files map[string]string) (string, error) {
-	tmp, err := os.MkdirTemp("", "cmpc-image-")
-	if err != nil {
-		return "", err
-	}
-	for name, src := range files {
-		if err := copyFile(src, filepath.Join(tmp, name)); err != nil {
-			os.RemoveAll(tmp)
-			return "", err
-		}
-	}
-	return tmp, nil
-}
-
-// buildWitnessImages builds the images of witnesses that ship as one, from
-// the programs in bin. A share of a parallel run finds them built by its
-// parent (shared is true) and only checks they are there.
-func buildWitnessImages(ctx context.Context, builds []plugins.ImageBuild, bin string, shared bool) error {
-	if len(builds) == 0 {
-		return nil
-	}
-	if err := pluginimage.Ping(ctx); err != nil {
-		return fmt.Errorf("witnesses that ship as images: %w", err)
-	}
-	start := time.Now()
-	for _, b := range builds {
-		if shared {
-			if _, err := pluginimage.Inspect(ctx, b.Tag); err != nil {
-				return fmt.Errorf("witness %s: %w", filepath.Base(b.Dir), err)
-			}
-			continue
-		}
-		if _, err := buildReferenceImage(ctx, b.Dir, bin, b.Tag, b.Tools, io.Discard); err != nil {
-			return fmt.Errorf("witness %s: %w", filepath.Base(b.Dir), err)
-		}
-	}
-	if !shared {
-		fmt.Fprintf(os.Stderr, "plugins: built %d witness images (%.1fs)\n", len(builds), time.Since(start).Seconds())
-	}
-	return nil
-}
-
-// missingPrograms names what dir's plugin.yaml runs that bin does not hold
-// (cmp-helm is built per Argo CD version, not with the others).
-func missingPrograms(dir, bin string) []string {
-	p, err := argocd.LoadPlugin(dir)
-	if err != nil {
-		return nil // buildReferenceImage reports it
-	}
-	var out []string
-	for _, prog := range p.Programs {
-		if _, err := os.Stat(filepath.Join(bin, prog)); err != nil {
-			out = append(out, prog)
-		}
-	}
-	return out
-}
-
-func copyFile(src, dst string) error {
-	info, err := os.Stat(src)
-	if err != nil {
-		return err
-	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(dst, data, info.Mode().Perm())
 }
 
 // failed reports a failure that is not bad usage: exit 1, not 2.

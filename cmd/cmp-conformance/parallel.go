@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -85,7 +86,7 @@ func (f *runFlags) parallelUsage() error {
 // builds the version's Helm plugin once (the shares then find every binary
 // cached and use the plugin programs built here), shares the catalogue out,
 // runs the shares and merges their results into rep and rec.
-func runParallel(ctx context.Context, f *runFlags, cfg environment.Config, plan *pluginPlan, rep *v1alpha1.ConformanceReport,
+func runParallel(ctx context.Context, f *runFlags, cfg environment.Config, plan *plugins.Plan, rep *v1alpha1.ConformanceReport,
 	rec *reports.Recorder, reportDir string) error {
 	tools, err := environment.Tools(ctx, cfg)
 	if err != nil {

@@ -53,7 +53,7 @@ func TestChildArgsNeverRecurse(t *testing.T) {
 // spec lands in exactly one share, the shares are deterministic and
 // balanced (longest first is within 4/3 of the best possible).
 func TestShareRealCatalogue(t *testing.T) {
-	plan, err := planPlugins(checkoutRoot(t), nil, true, plugins.ProfileCatalogue)
+	plan, err := plugins.CataloguePlan(checkoutRoot(t), nil, true, plugins.ProfileCatalogue)
 	if err != nil {
 		t.Fatal(err)
 	}

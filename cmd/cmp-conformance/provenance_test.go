@@ -18,7 +18,7 @@ func TestDescribeEnvironmentWithoutEnvironment(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	plan, err := planPlugins(root, nil, false, plugins.ProfileCatalogue)
+	plan, err := plugins.CataloguePlan(root, nil, false, plugins.ProfileCatalogue)
 	if err != nil {
 		t.Fatal(err)
 	}

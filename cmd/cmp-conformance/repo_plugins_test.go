@@ -42,16 +42,16 @@ func TestRepoRoot(t *testing.T) {
 // witness loads, names checks that exist and use its role, and says why.
 func TestRepositoryWitnesses(t *testing.T) {
 	root := checkoutRoot(t)
-	plan, err := planPlugins(root, nil, true, plugins.ProfileCatalogue)
+	plan, err := plugins.CataloguePlan(root, nil, true, plugins.ProfileCatalogue)
 	if err != nil {
-		t.Fatalf("planPlugins(self-test) on the checkout: %v", err)
+		t.Fatalf("plugins.CataloguePlan(self-test) on the checkout: %v", err)
 	}
-	upgrade, err := planPlugins(root, nil, true, plugins.ProfileUpgrade)
+	upgrade, err := plugins.CataloguePlan(root, nil, true, plugins.ProfileUpgrade)
 	if err != nil {
-		t.Fatalf("planPlugins(self-test, upgrade) on the checkout: %v", err)
+		t.Fatalf("plugins.CataloguePlan(self-test, upgrade) on the checkout: %v", err)
 	}
-	certify := &pluginPlan{}
-	if err := certify.addWitnesses(root, plugins.ProfilePlugin); err != nil {
+	certify := &plugins.Plan{}
+	if err := certify.AddWitnesses(root, plugins.ProfilePlugin); err != nil {
 		t.Fatalf("the witnesses of profile plugin: %v", err)
 	}
 	files, err := filepath.Glob(filepath.Join(root, "plugins", "broken", "*", "witness.yaml"))
@@ -167,7 +167,8 @@ func TestRepositoryPlugins(t *testing.T) {
 // bridge reads in Argo CD's messages is that witness's reason, and a plugin
 // that is missing or slow is not.
 func TestTruncatingBridgeReasons(t *testing.T) {
-	b, _, _, err := loadWitness(filepath.Join(checkoutRoot(t), "plugins", "broken", "service-truncating-bridge", "witness.yaml"))
+	l, err := plugins.LoadWitness(filepath.Join(checkoutRoot(t), "plugins", "broken", "service-truncating-bridge", "witness.yaml"))
+	b := l.Binding
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,8 @@ func TestHangWitnessReasons(t *testing.T) {
 		"discover-command-escaping-hang": "the process the find command started (pid 4242) kept running after the command was stopped: stopping a command must stop what it started",
 	}
 	for name, msg := range own {
-		b, _, _, err := loadWitness(filepath.Join(checkoutRoot(t), "plugins", "broken", name, "witness.yaml"))
+		l, err := plugins.LoadWitness(filepath.Join(checkoutRoot(t), "plugins", "broken", name, "witness.yaml"))
+		b := l.Binding
 		if err != nil {
 			t.Fatal(err)
 		}

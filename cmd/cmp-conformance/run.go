@@ -255,7 +255,7 @@ func run(f *runFlags) error {
 	if err != nil {
 		return finish(err)
 	}
-	plan.markHostPlugins(f.runtime)
+	plan.MarkHostPlugins(f.runtime)
 	var only func(binding, check string) bool
 	var claim func(binding, check string) (bool, error)
 	var queue map[string][]string
@@ -264,7 +264,7 @@ func run(f *runFlags) error {
 		if err != nil {
 			return finish(err)
 		}
-		plan.keepBindings(sh.Bindings())
+		plan.KeepBindings(sh.Bindings())
 		queue = sh.Queue()
 		only = sh.Only
 		if f.claims != "" {
@@ -313,7 +313,7 @@ type share struct {
 
 // runSuite runs the checks; suiteFailed is set when Ginkgo itself did not
 // pass (the results may not say why, e.g. a spec that stopped early).
-func runSuite(ctx context.Context, f *runFlags, sess *runner.Session, plan *pluginPlan, suiteFailed *bool,
+func runSuite(ctx context.Context, f *runFlags, sess *runner.Session, plan *plugins.Plan, suiteFailed *bool,
 	upgrade *conformance.UpgradeRun, targets map[string]argocd.Target, sh share) error {
 	if err := sess.Connect(ctx); err != nil {
 		return err

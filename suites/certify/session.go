@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -93,12 +93,19 @@ func (s *session) bringUp(ctx context.Context) error {
 		}
 		path = append(path, abs)
 	}
-	err := s.run.Up(ctx, environment.Config{
+	// The binary's certify plans its plugins the same way.
+	plan, path, err := plugins.Prepare(ctx, plugins.Options{
+		Subject: &s.binding, Runtime: environment.RuntimeEmbedded, Output: s.cfg.Output, PluginPath: path, Progress: s.cfg.Progress,
+	})
+	if err != nil {
+		return s.failed(err)
+	}
+	err = s.run.Up(ctx, environment.Config{
 		Runtime: environment.RuntimeEmbedded, ArgoCDVersion: s.cfg.ArgoCDVersion, PortBase: s.cfg.PortBase,
-		Plugins: []argocd.Plugin{s.binding.Subjects[conformance.RoleSubject].Plugin}, PluginPath: path,
+		Plugins: plan.Plugins, PluginPath: path,
 		RunID: s.rep.Metadata.RunID, LogDir: s.run.LogDir(), StateFile: s.run.StateFile(),
 		Toolchain: s.cfg.Toolchain, Progress: s.cfg.Progress, ReadyTimeout: s.cfg.ReadyTimeout,
-	}, []conformance.Binding{s.binding})
+	}, plan.Bindings)
 	if err != nil {
 		return s.failed(err)
 	}

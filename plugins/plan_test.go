@@ -1,4 +1,4 @@
-package main
+package plugins
 
 import (
 	"os"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -40,7 +39,7 @@ func writeFile(t *testing.T, path, body string) {
 func fakeRepo(t *testing.T, witnesses map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
-	for role, rel := range plugins.Reference() {
+	for role, rel := range Reference() {
 		writeFile(t, filepath.Join(root, rel, "plugin.yaml"), pluginYAML("cmp-"+string(role)))
 	}
 	for name, w := range witnesses {
@@ -58,7 +57,7 @@ var twoWitnesses = map[string]string{
 
 func TestPlanPluginsConformanceOnly(t *testing.T) {
 	root := fakeRepo(t, twoWitnesses)
-	plan, err := planPlugins(root, nil, false, plugins.ProfileCatalogue)
+	plan, err := CataloguePlan(root, nil, false, ProfileCatalogue)
 	if err != nil {
 		t.Fatalf("planPlugins: %v", err)
 	}
@@ -70,7 +69,7 @@ func TestPlanPluginsConformanceOnly(t *testing.T) {
 		t.Errorf("binding = %s witness=%v mustFail=%v, want conformance, not a witness", b.Name, b.Witness, b.MustFail)
 	}
 	sub, ok := b.Subjects[conformance.RolePlain]
-	if !ok || sub.Role != conformance.RolePlain || sub.Plugin.Name != "cmp-plain" || len(b.Subjects) != len(plugins.Reference()) {
+	if !ok || sub.Role != conformance.RolePlain || sub.Plugin.Name != "cmp-plain" || len(b.Subjects) != len(Reference()) {
 		t.Errorf("subjects = %+v, want plain bound to cmp-plain", b.Subjects)
 	}
 	if want := referenceDirs(root); !slices.Equal(plan.Dirs, want) {
@@ -80,7 +79,7 @@ func TestPlanPluginsConformanceOnly(t *testing.T) {
 
 func TestPlanPluginsSelfTest(t *testing.T) {
 	root := fakeRepo(t, twoWitnesses)
-	plan, err := planPlugins(root, nil, true, plugins.ProfileCatalogue)
+	plan, err := CataloguePlan(root, nil, true, ProfileCatalogue)
 	if err != nil {
 		t.Fatalf("planPlugins: %v", err)
 	}
@@ -135,7 +134,7 @@ func TestPlanPluginsErrors(t *testing.T) {
 			if root == "fake" {
 				root = fakeRepo(t, tt.witnesses)
 			}
-			plan, err := planPlugins(root, tt.overrides, tt.selfTest, plugins.ProfileCatalogue)
+			plan, err := CataloguePlan(root, tt.overrides, tt.selfTest, ProfileCatalogue)
 			if err == nil {
 				t.Fatalf("planPlugins succeeded (%+v), want an error", plan)
 			}
@@ -151,7 +150,7 @@ func TestPlanPluginsOverride(t *testing.T) {
 	mine := t.TempDir()
 	writeFile(t, filepath.Join(mine, "plugin.yaml"), pluginYAML("my-plugin"))
 	for _, r := range []string{root, ""} { // with and without a checkout
-		plan, err := planPlugins(r, map[string]string{"plain": mine}, false, plugins.ProfileCatalogue)
+		plan, err := CataloguePlan(r, map[string]string{"plain": mine}, false, ProfileCatalogue)
 		if err != nil {
 			t.Fatalf("root %q: planPlugins: %v", r, err)
 		}
@@ -163,11 +162,11 @@ func TestPlanPluginsOverride(t *testing.T) {
 		want := []string{mine}
 		if r != "" {
 			want = nil
-			for _, role := range plugins.Roles() {
+			for _, role := range Roles() {
 				if role == conformance.RolePlain {
 					want = append(want, mine)
 				} else {
-					want = append(want, filepath.Join(r, plugins.Reference()[role]))
+					want = append(want, filepath.Join(r, Reference()[role]))
 				}
 			}
 		}
@@ -244,56 +243,11 @@ func TestLoadWitnessRepoServerSettings(t *testing.T) {
 	}
 }
 
-func TestPluginOverrides(t *testing.T) {
-	cwd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		flags   []string
-		want    map[string]string
-		wantErr bool
-	}{
-		{flags: nil, want: map[string]string{}},
-		{flags: []string{"plain=/abs/dir"}, want: map[string]string{"plain": "/abs/dir"}},
-		{flags: []string{"plain=./rel"}, want: map[string]string{"plain": filepath.Join(cwd, "rel")}},
-		{flags: []string{"plain=/a", "plain=/b"}, want: map[string]string{"plain": "/b"}},
-		{flags: []string{"plain=/a=b"}, want: map[string]string{"plain": "/a=b"}},
-		{flags: []string{"plain"}, wantErr: true},
-		{flags: []string{"=dir"}, wantErr: true},
-		{flags: []string{"plain="}, wantErr: true},
-		{flags: []string{"plain=/ok", "broken"}, wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.flags, ","), func(t *testing.T) {
-			f := &envFlags{plugins: tt.flags}
-			got, err := f.pluginOverrides()
-			if tt.wantErr {
-				if err == nil || !strings.Contains(err.Error(), "want ROLE=DIR") {
-					t.Errorf("pluginOverrides(%q) = %v, %v; want a ROLE=DIR error", tt.flags, got, err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("pluginOverrides(%q): %v", tt.flags, err)
-			}
-			if len(got) != len(tt.want) {
-				t.Errorf("pluginOverrides(%q) = %v, want %v", tt.flags, got, tt.want)
-			}
-			for k, v := range tt.want {
-				if got[k] != v {
-					t.Errorf("pluginOverrides(%q)[%s] = %q, want %q", tt.flags, k, got[k], v)
-				}
-			}
-		})
-	}
-}
-
 // referenceDirs are the reference plugin folders in the order planPlugins loads them.
 func referenceDirs(root string) []string {
 	var out []string
-	for _, r := range plugins.Roles() {
-		out = append(out, filepath.Join(root, plugins.Reference()[r]))
+	for _, r := range Roles() {
+		out = append(out, filepath.Join(root, Reference()[r]))
 	}
 	return out
 }
@@ -304,7 +258,7 @@ func TestPlanPluginsServiceRole(t *testing.T) {
 	root := fakeRepo(t, map[string]string{
 		"cut": "role: service\nbridge: [cmp-broken-bridge, --fault, truncate]\nmustFail: [SVC-001]\nfailsWith: {SVC-001: EOF}\n",
 	})
-	plan, err := planPlugins(root, nil, true, plugins.ProfileCatalogue)
+	plan, err := CataloguePlan(root, nil, true, ProfileCatalogue)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,4 +278,10 @@ func TestPlanPluginsServiceRole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loadWitness reads a witness: its binding, profile and image.
+func loadWitness(file string) (conformance.Binding, string, *ImageBuild, error) {
+	l, err := LoadWitness(file)
+	return l.Binding, l.Profile, l.Image, err
 }

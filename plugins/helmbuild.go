@@ -1,4 +1,4 @@
-package main
+package plugins
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func helmBuildOf(pin string) helmBuild {
 	return helmBuild{sdk: "helm.sh/helm/v3"}
 }
 
-// helmBuildFor builds the Helm plugin and its witness program
+// HelmBuildFor builds the Helm plugin and its witness program
 // (cmp-helm-broken) on the Helm SDK the Argo CD version pins: the Helm 4
 // build from v3.5, at the pin's exact version (a copy of plugins/helm whose
 // go.mod is moved to the pin), so that the HELM checks compare the plugin
@@ -39,7 +39,7 @@ func helmBuildOf(pin string) helmBuild {
 // just before bin on the plugins' PATH (after the user's --plugin-path,
 // which must not be shadowed). -trimpath keeps the Go build cache valid
 // across copies: a rebuild at a pin seen before takes seconds.
-func helmBuildFor(root, bin string) func(context.Context, *toolchain.Set, *environment.Config) error {
+func HelmBuildFor(root, bin string, progress io.Writer) ToolsReady {
 	return func(ctx context.Context, tools *toolchain.Set, cfg *environment.Config) error {
 		pin := tools.Plan.Pins[toolchain.Helm]
 		if pin == "" {
@@ -48,7 +48,7 @@ func helmBuildFor(root, bin string) func(context.Context, *toolchain.Set, *envir
 		b := helmBuildOf(pin)
 		dir := filepath.Join(bin, "helm-"+pin)
 		src := filepath.Join(dir, "src")
-		fmt.Fprintf(os.Stderr, "plugins: building the Helm plugin on Helm SDK %s (the Helm Argo CD %s ships)\n", pin, tools.ArgoCDVersion)
+		fmt.Fprintf(progress, "plugins: building the Helm plugin on Helm SDK %s (the Helm Argo CD %s ships)\n", pin, tools.ArgoCDVersion)
 		if err := os.RemoveAll(src); err != nil {
 			return err
 		}
@@ -81,11 +81,11 @@ func beforeBin(path []string, bin, dir string) []string {
 	return slices.Insert(slices.Clone(path), i, dir)
 }
 
-// helmBuilt is helmBuildFor for the shares of a parallel run: the parent
+// HelmBuilt is HelmBuildFor for the shares of a parallel run: the parent
 // built the Helm plugin into bin already, and the shares use that build (a
 // build of their own each would cost seconds of CPU that the checks need, and
 // several at once into one folder would race).
-func helmBuilt(bin string) func(context.Context, *toolchain.Set, *environment.Config) error {
+func HelmBuilt(bin string) ToolsReady {
 	return func(_ context.Context, tools *toolchain.Set, cfg *environment.Config) error {
 		pin := tools.Plan.Pins[toolchain.Helm]
 		if pin == "" {
@@ -107,7 +107,7 @@ func helmBuilt(bin string) func(context.Context, *toolchain.Set, *environment.Co
 // like every other plugin there, and the environment gets the image plugin
 // in place of the host program. A helm role given another plugin (--plugin,
 // --plugin-image) is left alone.
-func (p *pluginPlan) helmImage(root, output string, build func(context.Context, *toolchain.Set, *environment.Config) error) func(context.Context, *toolchain.Set, *environment.Config) error {
+func (p *Plan) helmImage(root, output string, build ToolsReady, progress io.Writer) ToolsReady {
 	return func(ctx context.Context, tools *toolchain.Set, cfg *environment.Config) error {
 		if err := build(ctx, tools, cfg); err != nil {
 			return err
@@ -118,14 +118,14 @@ func (p *pluginPlan) helmImage(root, output string, build func(context.Context, 
 			return nil
 		}
 		dir := filepath.Join(p.Bin, "helm-"+pin)
-		img, err := buildReferenceImage(ctx, ref, dir, "cmp-conformance/helm:"+pin, nil, io.Discard)
+		img, err := BuildImage(ctx, ref, dir, "cmp-conformance/helm:"+pin, nil, io.Discard)
 		if err != nil {
 			return fmt.Errorf("the Helm plugin's image (Helm %s): %w", pin, err)
 		}
-		if err := p.bindImage(ctx, conformance.RoleHelm, img.Ref, output); err != nil {
+		if err := p.BindImage(ctx, conformance.RoleHelm, img.Ref, output); err != nil {
 			return fmt.Errorf("the Helm plugin's image: %w", err)
 		}
-		fmt.Fprintf(os.Stderr, "plugins: the Helm plugin runs from image %s on kind\n", img.Ref)
+		fmt.Fprintf(progress, "plugins: the Helm plugin runs from image %s on kind\n", img.Ref)
 		cfg.Plugins = p.Plugins
 		return nil
 	}
@@ -133,7 +133,7 @@ func (p *pluginPlan) helmImage(root, output string, build func(context.Context, 
 
 // referenceHelm says whether the main binding's helm role is the reference
 // plugin of folder ref, as a program of this host.
-func (p *pluginPlan) referenceHelm(ref string) bool {
+func (p *Plan) referenceHelm(ref string) bool {
 	for _, b := range p.Bindings {
 		if s, ok := b.Subjects[conformance.RoleHelm]; ok && !b.Witness {
 			return s.Plugin.Image == "" && s.Plugin.Dir == ref
