@@ -209,7 +209,7 @@ selftest-upgrade: tools plugin-images
 # The plugin profile: the plain reference plugin's image certified on its
 # samples, and every PLUG check against the witnesses of profile plugin.
 selftest-certify: tools plugin-images
-	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --image cmp-conformance/plain:dev --samples plugins/plain/certify.yaml --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --image cmp-conformance/plain:dev --samples plugins/plain/certify.yaml --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
 
 ## example-images: the example plugins' images (examples/*/Dockerfile); the shell
 ## example's Debian base is made once with debootstrap (about a minute) and kept.

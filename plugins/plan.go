@@ -93,7 +93,9 @@ func Prepare(ctx context.Context, o Options) (*Plan, []string, error) {
 	path := slices.Clone(o.PluginPath)
 	if o.Prebuilt != "" {
 		plan.Bin = o.Prebuilt
-		plan.ToolsReady = HelmBuilt(o.Prebuilt)
+		if o.Subject == nil { // a certification builds no Helm plugin
+			plan.ToolsReady = HelmBuilt(o.Prebuilt)
+		}
 		if err := BuildWitnessImages(ctx, plan.Images, o.Prebuilt, true, progress); err != nil {
 			return nil, nil, err
 		}

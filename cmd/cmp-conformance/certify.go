@@ -91,7 +91,7 @@ to paste in your README.`,
 	fl.IntVar(&f.repeat, "repeat", 1, "run each selected check this many times in a row, stopping at its first failing attempt (to reproduce a flake)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "verbose Ginkgo output")
 	fl.DurationVar(&f.timeout, "timeout", time.Hour, "bound on the whole suite")
-	f.parallel = 1
+	f.bindParallel(fl, 1)
 	// The roles of the catalogue do not apply here.
 	for _, name := range []string{"plugin", "plugin-image"} {
 		_ = fl.MarkHidden(name)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+	"github.com/spf13/pflag"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/plugins"
@@ -32,7 +33,11 @@ func childArgs(f *runFlags, version, output, unitsFile, claims, bin string, port
 	if f.argocdSource != "" { // every share builds (or finds cached) the same tree
 		pin = []string{"--argocd-source", f.argocdSource}
 	}
-	args := append([]string{"run", "--parallel", "1", "--runtime", f.runtime}, pin...)
+	command := "run"
+	if f.certify != nil {
+		command = "certify"
+	}
+	args := append([]string{command, "--parallel", "1", "--runtime", f.runtime}, pin...)
 	args = append(args, "--output", output, "--units", unitsFile, "--claims", claims,
 		"--port-base", strconv.Itoa(portBase), "--label-filter", f.labelFilter, "--timeout", f.timeout.String(),
 		"--ready-timeout", f.readyTimeout.String())
@@ -41,6 +46,15 @@ func childArgs(f *runFlags, version, output, unitsFile, claims, bin string, port
 	}
 	if f.argocdBinary != "" {
 		args = append(args, "--argocd-binary", f.argocdBinary)
+	}
+	if s := f.certify; s != nil {
+		for _, o := range []struct{ flag, value string }{
+			{"--image", s.image}, {"--config", s.config}, {"--entrypoint", s.entrypoint}, {"--plugin-dir", s.dir}, {"--samples", s.samples},
+		} {
+			if o.value != "" {
+				args = append(args, o.flag, o.value)
+			}
+		}
 	}
 	for _, p := range f.plugins {
 		args = append(args, "--plugin", p)
@@ -60,6 +74,18 @@ func childArgs(f *runFlags, version, output, unitsFile, claims, bin string, port
 		}
 	}
 	return args
+}
+
+// bindParallel binds --parallel (default def) and the hidden flags a share
+// of a parallel run is started with.
+func (f *runFlags) bindParallel(fl *pflag.FlagSet, def int) {
+	fl.IntVar(&f.parallel, "parallel", def, "share the checks out to this many environments run side by side (each its own cluster, Argo CD and ports from --port-base + 100 per share), then merge their results into one report; checks mostly wait on Argo CD, so 3 suit 2 cores")
+	fl.StringVar(&f.units, "units", "", "the share of one environment of a parallel run (set by --parallel)")
+	_ = fl.MarkHidden("units")
+	fl.StringVar(&f.claims, "claims", "", "the folder where the environments of a parallel run claim the checks they share (set by --parallel)")
+	_ = fl.MarkHidden("claims")
+	fl.StringVar(&f.pluginBin, "plugin-bin", "", "the plugin programs a parallel run built (set by --parallel)")
+	_ = fl.MarkHidden("plugin-bin")
 }
 
 // parallelUsage refuses what a parallel run cannot do, before anything starts.

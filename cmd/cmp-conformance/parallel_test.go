@@ -49,6 +49,24 @@ func TestChildArgsNeverRecurse(t *testing.T) {
 	}
 }
 
+// A share of a certification is certify again, with the subject as given
+// and none of the catalogue's role flags (certify refuses them).
+func TestChildArgsOfACertification(t *testing.T) {
+	f := &runFlags{selfTest: true, parallel: 3}
+	f.runtime, f.certify = "embedded", &certifySubject{image: "mine:1", samples: "my/certify.yaml", entrypoint: "image"}
+	args := strings.Join(childArgs(f, "v3.6.1", "/o", "/o/units.json", "/o/claims", "/out/bin", 18180), " ")
+	for _, want := range []string{"certify --parallel 1 ", "--image mine:1", "--samples my/certify.yaml", "--entrypoint image", "--self-test", "--plugin-bin /out/bin"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("child args %q lack %q", args, want)
+		}
+	}
+	for _, not := range []string{"--plugin ", "--plugin-image", "--config", "--plugin-dir"} {
+		if strings.Contains(args, not) {
+			t.Errorf("child args %q hold %q", args, not)
+		}
+	}
+}
+
 // TestShareRealCatalogue shares out the checkout's own self-test: every
 // spec lands in exactly one share, the shares are deterministic and
 // balanced (longest first is within 4/3 of the best possible).

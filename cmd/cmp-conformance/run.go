@@ -143,13 +143,7 @@ earlier releases are aliases of previous and legacy.`,
 	fl.DurationVar(&f.timeout, "timeout", 2*time.Hour, "bound on the whole suite")
 	fl.StringVar(&f.upgradePath, "upgrade-path", "", "run the upgrade profile along these Argo CD versions: a path name ("+strings.Join(upgradePathNames(), ", ")+") or versions separated by commas")
 	fl.DurationVar(&f.upgradeTimeout, "upgrade-timeout", 3*time.Minute, "bound on each application's return to Synced and Healthy after a hop (UPG-001)")
-	fl.IntVar(&f.parallel, "parallel", envInt("PARALLEL", 1), "share the checks out to this many environments run side by side (each its own cluster, Argo CD and ports from --port-base + 100 per share), then merge their results into one report; checks mostly wait on Argo CD, so 3 suit 2 cores")
-	fl.StringVar(&f.units, "units", "", "the share of one environment of a parallel run (set by --parallel)")
-	_ = fl.MarkHidden("units")
-	fl.StringVar(&f.claims, "claims", "", "the folder where the environments of a parallel run claim the checks they share (set by --parallel)")
-	_ = fl.MarkHidden("claims")
-	fl.StringVar(&f.pluginBin, "plugin-bin", "", "the plugin programs a parallel run built (set by --parallel)")
-	_ = fl.MarkHidden("plugin-bin")
+	f.bindParallel(fl, envInt("PARALLEL", 1))
 	return cmd
 }
 

@@ -176,8 +176,9 @@ func Plan(shares [][]Unit) ([]float64, map[string]int) {
 }
 
 // poolable says whether any environment can run u: a single check of the
-// conformance binding, whose plugins every environment starts.
-func poolable(u Unit) bool { return u.Binding == "conformance" && u.Check != "" }
+// main binding (the catalogue's, or a certification's subject), whose
+// plugins every environment starts. A witness is always a whole unit.
+func poolable(u Unit) bool { return u.Check != "" }
 
 // Share is what a child reads from its --units file.
 type Share struct {
