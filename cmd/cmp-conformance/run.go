@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -173,11 +175,28 @@ func cutShort(ctx context.Context, err error) bool {
 	return err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled)
 }
 
+// profileChecks are the checks the run's kind can run: a certification's
+// plugin profile, an upgrade path's upgrade checks, or the catalogue.
+func (f *runFlags) profileChecks() []conformance.Check {
+	switch {
+	case f.certify != nil:
+		return conformance.Profile()
+	case f.upgradePath != "":
+		return slices.DeleteFunc(conformance.All(), func(c conformance.Check) bool { return c.Area != conformance.Upgrade })
+	}
+	return slices.DeleteFunc(conformance.Catalogue(), func(c conformance.Check) bool { return c.Area == conformance.Upgrade })
+}
+
 func run(f *runFlags) error {
 	// A bad filter makes Ginkgo exit the process from inside RunSpecs, after
 	// the bring-up and with nothing torn down: check it before anything starts.
-	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
-		return fmt.Errorf("--label-filter %q: %w", f.labelFilter, err)
+	selected, err := types.ParseLabelFilter(f.labelFilter)
+	if err != nil {
+		return fmt.Errorf("--label-filter %q: %s", f.labelFilter, text.Plain(err.Error()))
+	}
+	// A filter that leaves nothing would bring an environment up for no check.
+	if !slices.ContainsFunc(f.profileChecks(), func(c conformance.Check) bool { return selected(c.Labels()) }) {
+		return fmt.Errorf("--label-filter %q selects no check of this run: a check is selected by its ID, area, level or feature (docs/checks.md lists them)", f.labelFilter)
 	}
 	if err := f.usage(); err != nil {
 		return err

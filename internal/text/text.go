@@ -3,6 +3,7 @@
 package text
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -28,3 +29,10 @@ func Clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// ansiEscape matches terminal escape sequences (colours, cursor moves).
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+
+// Plain is s without terminal escape sequences: a library's message (Ginkgo
+// colours its own) printed where the output may not be a terminal.
+func Plain(s string) string { return ansiEscape.ReplaceAllString(s, "") }

@@ -26,3 +26,10 @@ func TestClip(t *testing.T) {
 		t.Errorf("Clip split a rune: %q", got)
 	}
 }
+
+func TestPlain(t *testing.T) {
+	in := "\x1b[1m\x1b[38;5;9mSyntax Error Parsing Label Filter\x1b[0m\n  x &&\n\x1b[38;5;14m\x1b[4mhttp://x\x1b[0m"
+	if got, want := Plain(in), "Syntax Error Parsing Label Filter\n  x &&\nhttp://x"; got != want {
+		t.Errorf("Plain = %q, want %q", got, want)
+	}
+}

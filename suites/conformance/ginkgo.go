@@ -15,6 +15,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -142,7 +143,7 @@ func Register(cfg Config) error {
 	}
 	selected, err := types.ParseLabelFilter(cfg.LabelFilter)
 	if err != nil {
-		return fmt.Errorf("--label-filter %q: %w", cfg.LabelFilter, err)
+		return fmt.Errorf("--label-filter %q: %s", cfg.LabelFilter, text.Plain(err.Error()))
 	}
 	for _, b := range cfg.Bindings {
 		if ids := b.undeclared(); len(ids) > 0 {
