@@ -209,7 +209,7 @@ func TestHangWitnessReasons(t *testing.T) {
 		"the find command was not stopped by the repo-server's deadline (25s): it was still running 10s later",
 	}
 	own := map[string]string{
-		"discover-command-serialized":    "the other application was rendered only after the hanging find command had stopped (it ran 25.1s; the other was rendered 26.0s after it began): one application's discovery held up another's",
+		"discover-command-serialized":    "the other application's find command began only after the hanging one had stopped (it ran 8.1s; the other began 8.3s after it): one application's discovery held up another's",
 		"discover-command-escaping-hang": "the process the find command started (pid 4242) kept running after the command was stopped: stopping a command must stop what it started",
 	}
 	for name, msg := range own {

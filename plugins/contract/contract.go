@@ -102,6 +102,8 @@ type Record struct {
 // runs in holds marker, whose content can ask for a non-match: "silent"
 // exits 0 printing nothing, "fail" prints and exits 1, and "hang RECORD"
 // prints a match, then returns a *Hang for the caller to hang on (DISC-009).
+// "match RECORD" matches and appends "started <unix nanoseconds>" to RECORD
+// first: when the command began, which DISC-009 compares with a hang.
 // Each plugin passes a
 // marker of its own, so plugins sharing this program never match each
 // other's applications.
@@ -130,13 +132,20 @@ func Find(dir, marker string, getenv func(string) string, w io.Writer) error {
 		fmt.Fprintln(w, "found", marker)
 		return errors.New("asked to fail by " + marker)
 	default:
+		if record, ok := strings.CutPrefix(mode, "match "); ok && filepath.IsAbs(record) {
+			if err := appendLine(record, fmt.Sprintf("started %d", time.Now().UnixNano())); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintln(w, "found", marker)
+			return err
+		}
 		if record, ok := strings.CutPrefix(mode, "hang "); ok && filepath.IsAbs(record) {
 			if _, err := fmt.Fprintln(w, "found", marker); err != nil {
 				return err
 			}
 			return &Hang{Record: record}
 		}
-		return fmt.Errorf("%s says %q; want match, silent, fail or hang /ABSOLUTE/RECORD", marker, mode)
+		return fmt.Errorf("%s says %q; want match, match /ABSOLUTE/RECORD, silent, fail or hang /ABSOLUTE/RECORD", marker, mode)
 	}
 }
 
@@ -280,4 +289,14 @@ func (r Record) Entry(path string) (Entry, bool) {
 		}
 	}
 	return Entry{}, false
+}
+
+// appendLine appends line to file (a record of the run, created if need be).
+func appendLine(file, line string) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := fmt.Fprintln(f, line)
+	return errors.Join(werr, f.Close())
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,18 @@ func TestFind(t *testing.T) {
 	var hang *Hang
 	if err := Find(dir, "m.marker", noEnv, &bytes.Buffer{}); !errors.As(err, &hang) || hang.Record != "/tmp/r" {
 		t.Errorf("Find of a hang marker: %v, want a *Hang recording in /tmp/r", err)
+	}
+	record := filepath.Join(t.TempDir(), "beside")
+	write(t, filepath.Join(dir, "m.marker"), "match "+record, 0o644)
+	before := time.Now().UnixNano()
+	var out bytes.Buffer
+	if err := Find(dir, "m.marker", noEnv, &out); err != nil || !strings.Contains(out.String(), "found") {
+		t.Fatalf("Find of a recording match marker: %v (output %q), want a match", err, out.String())
+	}
+	data, _ := os.ReadFile(record)
+	at, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "started ")
+	if n, err := strconv.ParseInt(at, 10, 64); !ok || err != nil || n < before {
+		t.Errorf("record %q: want \"started <unix nanoseconds>\" of this call", data)
 	}
 	if err := Find(t.TempDir(), "", noEnv, &bytes.Buffer{}); err == nil {
 		t.Error("Find without a marker: want an error")

@@ -54,7 +54,12 @@ var discFindCommandHang = Check{
 			WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed())
 
 		ginkgo.By("meanwhile, an application the same command matches at once: rendered")
-		beside := s.Given(ctx).NamePrefix("disc-cmd-beside").Path("contract-app").File(marker, []byte("match\n")).
+		// Its find command records when it began: held up by the hang, it
+		// begins only once the hang has stopped, however fast or slow the
+		// machine renders (a render that is merely slow began in time).
+		besideName := dsl.UniqueName("cmpc-find-beside")
+		besidePlugged, besideRecord := path.Join(pluginDir, besideName), filepath.Join(hostDir, besideName)
+		beside := s.Given(ctx).NamePrefix("disc-cmd-beside").Path("contract-app").File(marker, []byte("match "+besidePlugged+"\n")).
 			When().CreateApp().Then()
 		// Creating it renders it (the API server's validation): held up
 		// there, it fails with the repo-server's deadline.
@@ -73,15 +78,17 @@ var discFindCommandHang = Check{
 		}).WithTimeout(repoTimeout+10*time.Second).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(),
 			"the find command was not stopped by the repo-server's deadline (%s): it was still running %s later", repoTimeout, 10*time.Second)
 		ran := last.Sub(started)
-		observe("the hanging find command was stopped %.1fs after it began (repo-server timeout %s); the other application was rendered %.1fs after it began",
-			ran.Seconds(), repoTimeout, renderedAt.Sub(started).Seconds())
+		began, err := firstStart(besideRecord)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the other application was rendered, yet its find command left no record")
+		observe("the hanging find command was stopped %.1fs after it began (repo-server timeout %s); the other application's find command began %.1fs after it, and the application was rendered %.1fs after it",
+			ran.Seconds(), repoTimeout, began.Sub(started).Seconds(), renderedAt.Sub(started).Seconds())
 		gomega.Expect(ran).To(gomega.BeNumerically("<=", repoTimeout+execSlack),
 			"the find command ran %.1fs, past the repo-server's deadline of %s", ran.Seconds(), repoTimeout)
-		// Its last sign of life, against the render: the plugin's record has
-		// a line every 250 ms.
-		gomega.Expect(renderedAt.Before(last)).To(gomega.BeTrue(),
-			"the other application was rendered only after the hanging find command had stopped (it ran %.1fs; the other was rendered %.1fs after it began): one application's discovery held up another's",
-			ran.Seconds(), renderedAt.Sub(started).Seconds())
+		// Its last sign of life, against the other's start: the plugin's
+		// record has a line every 250 ms.
+		gomega.Expect(began.Before(last)).To(gomega.BeTrue(),
+			"the other application's find command began only after the hanging one had stopped (it ran %.1fs; the other began %.1fs after it): one application's discovery held up another's",
+			ran.Seconds(), began.Sub(started).Seconds())
 		ginkgo.By("the process it started: stopped with it")
 		gomega.Eventually(ctx, func() error {
 			_, err := stoppedAfter(child, time.Now())
@@ -90,6 +97,27 @@ var discFindCommandHang = Check{
 			"the process the find command started (pid %d) kept running after the command was stopped: stopping a command must stop what it started", hangPID(child))
 		observeHangOutcome(hung)
 	},
+}
+
+// firstStart is the earliest "started <unix nanoseconds>" of a record a
+// find command of mode "match RECORD" wrote (one per run of the command).
+func firstStart(record string) (time.Time, error) {
+	data, err := os.ReadFile(record)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var first int64
+	for _, line := range strings.Split(string(data), "\n") {
+		at, ok := strings.CutPrefix(line, "started ")
+		n, err := strconv.ParseInt(at, 10, 64)
+		if ok && err == nil && (first == 0 || n < first) {
+			first = n
+		}
+	}
+	if first == 0 {
+		return time.Time{}, fmt.Errorf("%s records no start: %q", filepath.Base(record), data)
+	}
+	return time.Unix(0, first), nil
 }
 
 // hangStarted says whether every record has begun.
