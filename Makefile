@@ -28,7 +28,9 @@ LABEL_FILTER ?=
 RUN_FLAGS ?=
 GO ?= go
 # Environments the checks are shared out to (run --parallel): checks mostly
-# wait on Argo CD, so 3 suit 2 cores (measured in the README).
+# wait on Argo CD, so 3 suit 2 cores (docs/performance.md). 4 were tried
+# twice: once 12 % faster, once overloaded (load 11, checks about 4 times
+# slower, a run of 20 minutes stopped with a third of the rows left).
 PARALLEL ?= 3
 PAR = $(if $(filter embedded,$(RUNTIME)),$(PARALLEL),1)
 # Upgrade paths by name (cmp-conformance run --help), along the version matrix
