@@ -30,7 +30,7 @@ GO ?= go
 # Environments the checks are shared out to (run --parallel): checks mostly
 # wait on Argo CD, so 3 suit 2 cores (docs/performance.md). 4 were tried
 # twice: once 12 % faster, once overloaded (load 11, checks about 4 times
-# slower, a run of 20 minutes stopped with a third of the rows left).
+# slower: stopped after 24 minutes with a third of its specs done).
 PARALLEL ?= 3
 PAR = $(if $(filter embedded,$(RUNTIME)),$(PARALLEL),1)
 # Upgrade paths by name (cmp-conformance run --help), along the version matrix
