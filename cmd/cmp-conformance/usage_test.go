@@ -43,6 +43,7 @@ func TestUsageErrorsExitTwoAtOnce(t *testing.T) {
 		{runCommand, []string{"--label-filter", "NOPE-001"}, "selects no check of this run"},
 		{runCommand, []string{"--upgrade-path", "legacy", "--label-filter", "SMOKE-001"}, "selects no check of this run"},
 		{certifyCommand, []string{"--image", "x:1", "--label-filter", "SMOKE-001"}, "selects no check of this run"},
+		{certifyCommand, []string{"--image", "x:1", "--parallel", "3"}, "shares out a self-test's witnesses"},
 		{runCommand, []string{"--upgrade-path", "sideways"}, "neither a path name"},
 		{runCommand, []string{"--argocd-source", "/nonexistent"}, "not a checkout of argo-cd"},
 		{runCommand, []string{"--argocd-source", plain, "--argocd-version", "v3.6.1"}, "leave out --argocd-version"},
