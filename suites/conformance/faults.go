@@ -107,7 +107,19 @@ var (
 	faultInvalidYAML = faultCheck("FAULT-003", faulty.FaultInvalidYAML,
 		"a plugin that prints invalid YAML: the error surfaces, nothing is pruned, the application recovers",
 		regexp.MustCompile(`(?i)yaml|json|unmarshal|parse`))
-	faultHuge = faultCheck("FAULT-004", faulty.FaultHuge,
-		"a plugin that prints more than Argo CD carries (over 100 MiB): the error surfaces, nothing is pruned",
-		regexp.MustCompile(`(?i)larger than max|resourceexhausted|too large|max(imum)? .*size`), "argoproj/argo-cd#17728")
+	faultHuge = func() Check {
+		c := faultCheck("FAULT-004", faulty.FaultHuge,
+			"a plugin that prints more than Argo CD carries (over 100 MiB): the error surfaces, nothing is pruned",
+			regexp.MustCompile(`(?i)larger than max|resourceexhausted|too large|max(imum)? .*size`), "argoproj/argo-cd#17728")
+		// What is judged is the size limit, so the deadline must not strike
+		// first: on a machine whose system time was half its CPU, streaming
+		// the 100 MiB took longer than the environment's 25 s, and the
+		// reference failed with DeadlineExceeded. A user whose plugins print
+		// that much sets the deadline that long too.
+		c.Deadline = sizeDeadline
+		return c
+	}()
 )
+
+// sizeDeadline is FAULT-004's repo-server deadline (Check.Deadline).
+const sizeDeadline = 120 * time.Second
