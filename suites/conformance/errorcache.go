@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"time"
@@ -52,11 +53,14 @@ var errorCache = Check{
 	Test: func(ctx context.Context, s *Suite) {
 		failing := regexp.MustCompile(regexp.QuoteMeta(contract.FailUntilFile))
 		window := failWindow
-		cons, refreshes := failingFor(ctx, s, window, failing)
-		for refreshes < minRefreshes && window < maxFailWindow {
-			observe("only %d refreshes ran in the %s the plugin failed, too few to judge the cache by: again with a new application and %s", refreshes, window, 2*window)
+		cons, refreshes, late := failingFor(ctx, s, window, failing)
+		for (refreshes < minRefreshes || late) && window < maxFailWindow {
+			observe("%d refreshes ran in the %s the plugin failed (one answered after it closed: %v), too few to judge the cache by: again with a new application and %s", refreshes, window, late, 2*window)
 			window *= 2
-			cons, refreshes = failingFor(ctx, s, window, failing)
+			cons, refreshes, late = failingFor(ctx, s, window, failing)
+		}
+		if late {
+			ginkgo.Skip(fmt.Sprintf("cannot judge: even in a window of %s, a refresh was answered only after the plugin had stopped failing, so the repo-server may hold its success, not its error (this machine answers refreshes too slowly)", window))
 		}
 		cons = cons.When().Refresh(false).Then().Expect(dsl.NoActionError())
 		msg := comparisonError(cons)
@@ -74,8 +78,9 @@ var errorCache = Check{
 
 // failingFor creates an application whose plugin fails for window, refreshes
 // it normally while it fails, and returns once the window has closed, with
-// the number of refreshes that showed the error (the creation's included).
-func failingFor(ctx context.Context, s *Suite, window time.Duration, failing *regexp.Regexp) (*dsl.Consequences, int) {
+// the number of refreshes that showed the error (the creation's included),
+// and whether a refresh was answered only after the window closed.
+func failingFor(ctx context.Context, s *Suite, window time.Duration, failing *regexp.Regexp) (*dsl.Consequences, int, bool) {
 	ginkgo.GinkgoHelper()
 	until := time.Now().Add(window).Truncate(time.Second)
 	c := s.DiscoveredBy(s.Given(ctx).NamePrefix("error-cache").Path("contract-app").SourcePath("app").
@@ -97,12 +102,20 @@ func failingFor(ctx context.Context, s *Suite, window time.Duration, failing *re
 			gomega.Expect(ctx.Err()).NotTo(gomega.HaveOccurred(), "stopped while refreshing the failing application")
 		}
 		cons = cons.When().Refresh(false).Then().Expect(dsl.NoActionError())
+		if !time.Now().Before(until) {
+			// Answered after the window closed: its generation may have
+			// run after it, when the plugin rightly succeeds (a slow
+			// machine's refresh took 5 s), and the repo-server may now hold
+			// that success. Not judged; the window is spoiled.
+			waitUntil(ctx, until)
+			return cons, refreshes, true
+		}
 		msg := comparisonError(cons)
 		gomega.Expect(msg).To(gomega.MatchRegexp(failing.String()), "while the plugin fails, refresh %d does not show its error", refreshes)
 	}
 	// The condition is the clock: the plugin fails until then.
 	waitUntil(ctx, until)
-	return cons, refreshes
+	return cons, refreshes, false
 }
 
 // comparisonError is the message of the application's ComparisonError
