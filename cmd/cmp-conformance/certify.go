@@ -127,7 +127,7 @@ func (f *runFlags) certifyUsage() error {
 	switch {
 	case len(f.plugins) > 0 || len(f.images) > 0:
 		return errors.New("certify judges one plugin, given with --image or --plugin-dir; --plugin and --plugin-image bind the catalogue's roles (cmp-conformance run)")
-	case f.parallel > 1 && !f.selfTest && f.units == "":
+	case f.parallel > 1 && !f.selfTest:
 		// Side by side, environments load the machine the subject's time
 		// budget (PLUG-009) is measured on: a verdict must not depend on it.
 		return fmt.Errorf("--parallel %d shares out a self-test's witnesses (--self-test); a certification alone runs in one environment, so that its time budget is measured on a machine nothing else of this run loads", f.parallel)

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-conformance/cmp-conformance/plugins/faulty"
 	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
 )
 
@@ -133,7 +134,7 @@ func Find(dir, marker string, getenv func(string) string, w io.Writer) error {
 		return errors.New("asked to fail by " + marker)
 	default:
 		if record, ok := strings.CutPrefix(mode, "match "); ok && filepath.IsAbs(record) {
-			if err := appendLine(record, fmt.Sprintf("started %d", time.Now().UnixNano())); err != nil {
+			if err := faulty.RecordStart(record); err != nil {
 				return err
 			}
 			_, err := fmt.Fprintln(w, "found", marker)
@@ -289,14 +290,4 @@ func (r Record) Entry(path string) (Entry, bool) {
 		}
 	}
 	return Entry{}, false
-}
-
-// appendLine appends line to file (a record of the run, created if need be).
-func appendLine(file, line string) error {
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := fmt.Fprintln(f, line)
-	return errors.Join(werr, f.Close())
 }

@@ -1,6 +1,7 @@
 package faulty
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -27,4 +28,15 @@ func RecordHang(path string) {
 			fmt.Fprintf(f, "alive %d\n", time.Now().UnixNano())
 		}
 	}()
+}
+
+// RecordStart appends "started UNIXNANO" to path, RecordHang's line: when a
+// command that does not hang began (DISC-009's other application).
+func RecordStart(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := fmt.Fprintf(f, "started %d\n", time.Now().UnixNano())
+	return errors.Join(werr, f.Close())
 }
