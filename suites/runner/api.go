@@ -9,11 +9,9 @@ package runner
 
 import (
 	"context"
-	"errors"
+	"crypto/tls"
 	"fmt"
-	"io"
 	"maps"
-	"path/filepath"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apiclient"
 	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
@@ -21,6 +19,9 @@ import (
 	repocredspkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/repocreds"
 	repositorypkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/repository"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
@@ -30,72 +31,81 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 )
 
-// API is a logged-in connection to Argo CD's API. Argo CD's client holds one
-// connection and never redials it: after the server restarted (an upgrade
-// hop), Connect again.
+// API is a logged-in connection to Argo CD's API: one gRPC channel its
+// clients share, which redials by itself when its connection is lost (the
+// server restarted at an upgrade hop, or the channel went idle).
 type API struct {
 	Apps      applicationpkg.ApplicationServiceClient
 	Repos     repositorypkg.RepositoryServiceClient
 	RepoCreds repocredspkg.RepoCredsServiceClient
 	Certs     certificatepkg.CertificateServiceClient
 	Token     string
-	closer    io.Closer
+	conn      *grpc.ClientConn
 }
 
 // Connect logs in as admin, opens the clients the checks use, and makes Argo
 // CD trust the run's git server where it has credentialed listeners.
 func Connect(ctx context.Context, env *environment.Environment) (_ *API, err error) {
-	opts := &apiclient.ClientOptions{ConfigPath: filepath.Join(env.Dir, "argocd-cli-config")}
-	var token string
-	if env.Installed != nil {
+	var addr, token string
+	secure := env.Installed != nil
+	if secure {
 		// argocd-server in the cluster serves TLS with the certificate it
 		// made itself, through a port-forward on 127.0.0.1.
-		opts.ServerAddr, opts.Insecure = env.Installed.ServerAddr, true
+		addr = env.Installed.ServerAddr
 		token, err = env.Installed.Login(ctx)
 	} else {
-		opts.ServerAddr, opts.PlainText = env.ArgoCD.ServerAddr, true
+		addr = env.ArgoCD.ServerAddr
 		token, err = env.ArgoCD.Login(ctx)
 	}
 	if err != nil {
 		return nil, err
 	}
-	opts.AuthToken = token
-	client, err := apiclient.NewClient(opts)
+	conn, err := dial(addr, token, secure)
 	if err != nil {
 		return nil, fmt.Errorf("argo CD API client: %w", err)
 	}
-	var cs closers
-	defer func() {
-		if err != nil {
-			_ = cs.Close()
-		}
-	}()
-	c, apps, err := client.NewApplicationClient()
-	if err != nil {
-		return nil, fmt.Errorf("argo CD application client: %w", err)
-	}
-	cs = append(cs, c)
-	c, repos, err := client.NewRepoClient()
-	if err != nil {
-		return nil, fmt.Errorf("argo CD repository client: %w", err)
-	}
-	cs = append(cs, c)
-	c, creds, err := client.NewRepoCredsClient()
-	if err != nil {
-		return nil, fmt.Errorf("argo CD repository credentials client: %w", err)
-	}
-	cs = append(cs, c)
-	c, certs, err := client.NewCertClient()
-	if err != nil {
-		return nil, fmt.Errorf("argo CD certificate client: %w", err)
-	}
-	cs = append(cs, c)
-	api := &API{Apps: apps, Repos: repos, RepoCreds: creds, Certs: certs, Token: token, closer: cs}
+	api := &API{Apps: applicationpkg.NewApplicationServiceClient(conn), Repos: repositorypkg.NewRepositoryServiceClient(conn),
+		RepoCreds: repocredspkg.NewRepoCredsServiceClient(conn), Certs: certificatepkg.NewCertificateServiceClient(conn), Token: token, conn: conn}
 	if err := trustGitServer(ctx, env, api); err != nil {
+		_ = conn.Close()
 		return nil, err
 	}
 	return api, nil
 }
+
+// dial opens the API's channel as Argo CD's client does (its token on every
+// call, its message size limit), but not through Argo CD's apiclient: that
+// one dials a single socket up front and hands gRPC a dialer that returns it
+// every time, so once gRPC has closed it (idle after 30 minutes without a
+// call, or the server gone) every redial gets the closed socket back and
+// each call fails with "use of closed network connection". A CLI never lives
+// that long; a catalogue run on a slow machine does (CRED-002 failed so,
+// the only check that uses the credential client, 35 minutes into a run).
+// Calls wait for the channel to be ready within their own deadline rather
+// than fail while it redials: the harness's connection is not the subject.
+func dial(addr, token string, secure bool, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
+	creds := insecure.NewCredentials()
+	if secure {
+		creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: true}) // #nosec G402 -- the server's own certificate, on 127.0.0.1
+	}
+	opts := append([]grpc.DialOption{
+		grpc.WithTransportCredentials(creds),
+		grpc.WithPerRPCCredentials(bearer(token)),
+		grpc.WithDefaultCallOptions(grpc.WaitForReady(true),
+			grpc.MaxCallRecvMsgSize(apiclient.MaxGRPCMessageSize), grpc.MaxCallSendMsgSize(apiclient.MaxGRPCMessageSize)),
+	}, extra...)
+	return grpc.NewClient("passthrough:///"+addr, opts...)
+}
+
+// bearer is Argo CD's session token on every call, in the metadata key its
+// server reads (apiclient.MetaDataTokenKey).
+type bearer string
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{apiclient.MetaDataTokenKey: string(b)}, nil
+}
+
+func (bearer) RequireTransportSecurity() bool { return false }
 
 // trustGitServer adds the git server's CA as a custom TLS certificate and its
 // SSH host key as a known host, through Argo CD's certificate API as
@@ -117,19 +127,8 @@ func trustGitServer(ctx context.Context, env *environment.Environment, api *API)
 	return env.ArgoCD.ProjectCertificates(ctx)
 }
 
-// Close closes the API's connections.
-func (a *API) Close() error { return a.closer.Close() }
-
-// closers closes each of its members.
-type closers []io.Closer
-
-func (cs closers) Close() error {
-	var errs []error
-	for _, c := range cs {
-		errs = append(errs, c.Close())
-	}
-	return errors.Join(errs...)
-}
+// Close closes the API's channel.
+func (a *API) Close() error { return a.conn.Close() }
 
 // DSL is the environment as the checks see it, through api.
 func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
