@@ -21,7 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cmp-conformance/cmp-conformance/plugins/faulty"
 	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
 )
 
@@ -103,8 +102,9 @@ type Record struct {
 // runs in holds marker, whose content can ask for a non-match: "silent"
 // exits 0 printing nothing, "fail" prints and exits 1, and "hang RECORD"
 // prints a match, then returns a *Hang for the caller to hang on (DISC-009).
-// "match RECORD" matches and appends "started <unix nanoseconds>" to RECORD
-// first: when the command began, which DISC-009 compares with a hang.
+// "await HANG RECORD" waits for the hang recorded in HANG to begin, and
+// records in RECORD what it saw (Await) before it matches: DISC-009's other
+// application, whose find command must run while the hang does.
 // Each plugin passes a
 // marker of its own, so plugins sharing this program never match each
 // other's applications.
@@ -133,12 +133,15 @@ func Find(dir, marker string, getenv func(string) string, w io.Writer) error {
 		fmt.Fprintln(w, "found", marker)
 		return errors.New("asked to fail by " + marker)
 	default:
-		if record, ok := strings.CutPrefix(mode, "match "); ok && filepath.IsAbs(record) {
-			if err := faulty.RecordStart(record); err != nil {
+		if args, ok := strings.CutPrefix(mode, "await "); ok {
+			hang, record, ok := strings.Cut(args, " ")
+			if ok && filepath.IsAbs(hang) && filepath.IsAbs(record) {
+				if err := Await(hang, record, AwaitLimit); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintln(w, "found", marker)
 				return err
 			}
-			_, err := fmt.Fprintln(w, "found", marker)
-			return err
 		}
 		if record, ok := strings.CutPrefix(mode, "hang "); ok && filepath.IsAbs(record) {
 			if _, err := fmt.Fprintln(w, "found", marker); err != nil {
@@ -146,7 +149,7 @@ func Find(dir, marker string, getenv func(string) string, w io.Writer) error {
 			}
 			return &Hang{Record: record}
 		}
-		return fmt.Errorf("%s says %q; want match, match /ABSOLUTE/RECORD, silent, fail or hang /ABSOLUTE/RECORD", marker, mode)
+		return fmt.Errorf("%s says %q; want match, silent, fail, hang /ABSOLUTE/RECORD or await /ABSOLUTE/HANG /ABSOLUTE/RECORD", marker, mode)
 	}
 }
 

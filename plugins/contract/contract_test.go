@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cmp-conformance/cmp-conformance/plugins/faulty"
 )
 
 func write(t *testing.T, path, data string, mode os.FileMode) {
@@ -75,17 +77,31 @@ func TestFind(t *testing.T) {
 	if err := Find(dir, "m.marker", noEnv, &bytes.Buffer{}); !errors.As(err, &hang) || hang.Record != "/tmp/r" {
 		t.Errorf("Find of a hang marker: %v, want a *Hang recording in /tmp/r", err)
 	}
-	record := filepath.Join(t.TempDir(), "beside")
-	write(t, filepath.Join(dir, "m.marker"), "match "+record, 0o644)
+	scratch := t.TempDir()
+	hangRecord, record := filepath.Join(scratch, "hang"), filepath.Join(scratch, "beside")
+	write(t, filepath.Join(dir, "m.marker"), "await "+hangRecord+" "+record, 0o644)
 	before := time.Now().UnixNano()
+	go func() {
+		time.Sleep(300 * time.Millisecond) // the hang begins while the find command awaits it
+		faulty.RecordHang(hangRecord)
+	}()
 	var out bytes.Buffer
 	if err := Find(dir, "m.marker", noEnv, &out); err != nil || !strings.Contains(out.String(), "found") {
-		t.Fatalf("Find of a recording match marker: %v (output %q), want a match", err, out.String())
+		t.Fatalf("Find of an await marker: %v (output %q), want a match", err, out.String())
 	}
 	data, _ := os.ReadFile(record)
-	at, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "started ")
-	if n, err := strconv.ParseInt(at, 10, 64); !ok || err != nil || n < before {
-		t.Errorf("record %q: want \"started <unix nanoseconds>\" of this call", data)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	at, ok := strings.CutPrefix(lines[0], "started ")
+	if n, err := strconv.ParseInt(at, 10, 64); !ok || err != nil || n < before || len(lines) != 2 || !strings.HasPrefix(lines[1], "saw ") {
+		t.Errorf("record %q: want \"started <unix nanoseconds>\" of this call, then \"saw <unix nanoseconds>\"", data)
+	}
+	// A hang that never begins: the command matches all the same, and says so.
+	unseen := filepath.Join(scratch, "unseen")
+	if err := Await(filepath.Join(scratch, "never"), unseen, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(unseen); !strings.HasSuffix(string(data), "unseen\n") {
+		t.Errorf("record of an await whose hang never began: %q, want it to end with \"unseen\"", data)
 	}
 	if err := Find(t.TempDir(), "", noEnv, &bytes.Buffer{}); err == nil {
 		t.Error("Find without a marker: want an error")

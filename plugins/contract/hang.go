@@ -2,6 +2,7 @@ package contract
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -61,6 +62,33 @@ func FindOrHang(dir, marker string, getenv func(string) string, w io.Writer, esc
 		return HangWithChild(hang, escape)
 	}
 	return err
+}
+
+// AwaitLimit bounds Await: well inside the 60 s within which argocd-server
+// wants its repo-server's answer (the awaiting application's creation), and
+// some ten times what the hanging application takes to begin its hang on a
+// machine that runs the catalogue four times slower than usual.
+const AwaitLimit = 40 * time.Second
+
+// Await is the find command of an application created while another's hangs
+// (DISC-009). It records in record that it began ("started UNIXNANO"), waits
+// up to limit for the hang recorded in hang to begin, and records "saw
+// UNIXNANO" when it did, or "unseen" when it did not: Argo CD running one
+// discovery at a time never lets the hang begin while this one runs.
+// Recording the overlap itself, in the plugin, makes it independent of how
+// fast the machine brings either application to its find command.
+func Await(hang, record string, limit time.Duration) error {
+	if err := faulty.RecordStart(record); err != nil {
+		return err
+	}
+	line := "unseen"
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if faulty.HangBegun(hang) {
+			line = fmt.Sprintf("saw %d", time.Now().UnixNano())
+			break
+		}
+	}
+	return faulty.RecordLine(record, line)
 }
 
 // HangChild is the child's program.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -33,10 +34,21 @@ func RecordHang(path string) {
 // RecordStart appends "started UNIXNANO" to path, RecordHang's line: when a
 // command that does not hang began (DISC-009's other application).
 func RecordStart(path string) error {
+	return RecordLine(path, fmt.Sprintf("started %d", time.Now().UnixNano()))
+}
+
+// RecordLine appends line to the record at path.
+func RecordLine(path, line string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
-	_, werr := fmt.Fprintf(f, "started %d\n", time.Now().UnixNano())
+	_, werr := fmt.Fprintln(f, line)
 	return errors.Join(werr, f.Close())
+}
+
+// HangBegun says whether the hang RecordHang records at path has begun.
+func HangBegun(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && strings.Contains(string(data), "\nstarted ")
 }

@@ -30,8 +30,8 @@ func contractModes() map[string]func(arg string) error {
 				return nil
 			}
 			if data, err := os.ReadFile(marker); err == nil {
-				// DISC-009's hang and its recording match are the reference's.
-				if strings.HasPrefix(string(data), "hang ") || strings.HasPrefix(string(data), "match /") {
+				// DISC-009's hang and the find that awaits it are the reference's.
+				if strings.HasPrefix(string(data), "hang ") || strings.HasPrefix(string(data), "await /") {
 					return contract.FindOrHang(".", marker, os.Getenv, os.Stdout, false)
 				}
 				fmt.Println("found", marker)
