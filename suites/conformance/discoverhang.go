@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
@@ -72,6 +73,10 @@ var discFindCommandHang = Check{
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(saw.IsZero()).To(gomega.BeFalse(),
 			"the other application's find command waited %s for the hanging one to begin, and it never began meanwhile: one application's discovery held up another's", contract.AwaitLimit)
+		// Its controller's render runs under this check's 10 s: one that a
+		// slow machine took longer over is asked again, as in FAULT-001.
+		beside.ExpectWithin(s.Env.Timeouts.AppSynced, dsl.RefreshingWhile(dsl.SourceTypeIs(v1alpha1.ApplicationSourceTypePlugin),
+			"ComparisonError", deadlineStruck, s.RepoServerTimeout()+2*time.Second))
 		rendered(s, beside, RoleDiscoverCommand)
 		child := contract.ChildRecord(record)
 		gomega.Eventually(ctx, func() error { return hangStarted(record, child) }).
