@@ -85,6 +85,16 @@ func TestDialSurvivesIdleAndRestart(t *testing.T) {
 		t.Fatalf("a call after the channel went idle: %v", err)
 	}
 	stop()
+	// The client learns that the connection is gone (a call already on it
+	// when the server died fails, as any would), and the next call waits
+	// for the server to be back.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for s := conn.GetState(); s == connectivity.Ready; s = conn.GetState() {
+		if !conn.WaitForStateChange(ctx, s) {
+			t.Fatal("the channel did not notice the server stopped")
+		}
+	}
 	restarted := make(chan struct{})
 	go func() {
 		defer close(restarted)
