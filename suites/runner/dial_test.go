@@ -47,7 +47,25 @@ func serve(t *testing.T, addr string, srv *credsServer) (string, func()) {
 	return l.Addr().String(), s.Stop
 }
 
-// untilIdle waits for conn to go idle (its idle timeout passed).
+// idleAfterACall takes a new channel (and its dial error), makes one call
+// on it and waits for it to go idle (its idle timeout passed); the channel
+// is closed when the test ends.
+func idleAfterACall(t *testing.T) func(*grpc.ClientConn, error) *grpc.ClientConn {
+	return func(conn *grpc.ClientConn, err error) *grpc.ClientConn {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = conn.Close() })
+		if err := list(conn, 5*time.Second); err != nil {
+			t.Fatalf("first call: %v", err)
+		}
+		untilIdle(t, conn)
+		return conn
+	}
+}
+
+// untilIdle waits for conn to go idle.
 func untilIdle(t *testing.T, conn *grpc.ClientConn) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -72,15 +90,7 @@ func list(conn *grpc.ClientConn, wait time.Duration) error {
 func TestDialSurvivesIdleAndRestart(t *testing.T) {
 	srv := &credsServer{}
 	addr, stop := serve(t, "127.0.0.1:0", srv)
-	conn, err := dial(addr, "tok", false, grpc.WithIdleTimeout(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := list(conn, 5*time.Second); err != nil {
-		t.Fatalf("first call: %v", err)
-	}
-	untilIdle(t, conn)
+	conn := idleAfterACall(t)(dial(addr, "tok", false, grpc.WithIdleTimeout(100*time.Millisecond)))
 	if err := list(conn, 5*time.Second); err != nil {
 		t.Fatalf("a call after the channel went idle: %v", err)
 	}
@@ -117,16 +127,8 @@ func TestDialSurvivesIdleAndRestart(t *testing.T) {
 // dialed first, so a call after the channel went idle fails.
 func TestArgoCDClientIdleCause(t *testing.T) {
 	addr, _ := serve(t, "127.0.0.1:0", &credsServer{})
-	conn, err := grpcutil.BlockingNewClient(context.Background(), "tcp", addr, nil, grpc.WithIdleTimeout(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := list(conn, 5*time.Second); err != nil {
-		t.Fatalf("first call: %v", err)
-	}
-	untilIdle(t, conn)
-	err = list(conn, 5*time.Second)
+	conn := idleAfterACall(t)(grpcutil.BlockingNewClient(context.Background(), "tcp", addr, nil, grpc.WithIdleTimeout(100*time.Millisecond)))
+	err := list(conn, 5*time.Second)
 	if err == nil {
 		t.Log("Argo CD's client now survives going idle: dial could use apiclient again")
 		return
