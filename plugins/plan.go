@@ -139,16 +139,15 @@ func CataloguePlan(root string, overrides map[string]string, selfTest bool, prof
 		} else if root == "" {
 			continue
 		}
-		p, err := argocd.LoadPlugin(dir)
+		sub, err := LoadSubject(role, dir)
 		if err != nil {
 			return nil, err
 		}
-		if role == conformance.RoleService {
-			p.Service = &argocd.Service{}
+		main.Subjects[role] = sub
+		if sub.Extension == nil {
+			plan.Dirs = append(plan.Dirs, dir)
+			plan.Plugins = append(plan.Plugins, sub.Plugin)
 		}
-		main.Subjects[role] = conformance.Subject{Role: role, Plugin: p}
-		plan.Dirs = append(plan.Dirs, dir)
-		plan.Plugins = append(plan.Plugins, p)
 	}
 	for role := range overrides {
 		if _, ok := Reference()[conformance.Role(role)]; !ok {
@@ -183,6 +182,9 @@ func CertifyPlan(root string, subject conformance.Binding, selfTest bool) (*Plan
 func (p *Plan) Add(b conformance.Binding) {
 	p.Bindings = append(p.Bindings, b)
 	for _, role := range slices.Sorted(maps.Keys(b.Subjects)) {
+		if b.Subjects[role].Extension != nil {
+			continue // no plugin runs for an extension
+		}
 		p.Plugins = append(p.Plugins, b.Subjects[role].Plugin)
 		p.Dirs = append(p.Dirs, b.Subjects[role].Plugin.Dir)
 	}

@@ -40,6 +40,10 @@ func fakeRepo(t *testing.T, witnesses map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	for role, rel := range Reference() {
+		if role == conformance.RoleExtension {
+			writeFile(t, filepath.Join(root, rel, "example.com", "Thing", "health.lua"), "return {status = \"Healthy\"}\n")
+			continue
+		}
 		writeFile(t, filepath.Join(root, rel, "plugin.yaml"), pluginYAML("cmp-"+string(role)))
 	}
 	for name, w := range witnesses {
@@ -121,7 +125,7 @@ func TestPlanPluginsErrors(t *testing.T) {
 	}{
 		{name: "self-test without witnesses", root: "fake", selfTest: true, want: "no witness under"},
 		{name: "self-test without a checkout", root: "", selfTest: true, want: "needs the repository checkout"},
-		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: discover-command, discover-file-name, discover-glob, faulty-dynamic, faulty-generate, files, git-creds, helm, init, named-only, parameterized, plain, preserve-file-mode, service)`},
+		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: discover-command, discover-file-name, discover-glob, extension, faulty-dynamic, faulty-generate, files, git-creds, helm, init, named-only, parameterized, plain, preserve-file-mode, service)`},
 		{name: "override without plugin.yaml", root: "fake", overrides: map[string]string{"plain": "/nonexistent/plugin"}, want: "must hold plugin.yaml"},
 		{name: "bad witness", root: "fake", selfTest: true,
 			witnesses: map[string]string{"bad": "role: plain\nmustFail: [NOPE-001]\n"}, want: "NOPE-001, which is not a check"},
@@ -163,9 +167,11 @@ func TestPlanPluginsOverride(t *testing.T) {
 		if r != "" {
 			want = nil
 			for _, role := range Roles() {
-				if role == conformance.RolePlain {
+				switch role {
+				case conformance.RolePlain:
 					want = append(want, mine)
-				} else {
+				case conformance.RoleExtension:
+				default:
 					want = append(want, filepath.Join(r, Reference()[role]))
 				}
 			}
@@ -244,10 +250,13 @@ func TestLoadWitnessRepoServerSettings(t *testing.T) {
 }
 
 // referenceDirs are the reference plugin folders in the order planPlugins loads them.
+// referenceDirs are the reference plugins' folders (the extension is no plugin).
 func referenceDirs(root string) []string {
 	var out []string
 	for _, r := range Roles() {
-		out = append(out, filepath.Join(root, Reference()[r]))
+		if r != conformance.RoleExtension {
+			out = append(out, filepath.Join(root, Reference()[r]))
+		}
 	}
 	return out
 }
@@ -284,4 +293,30 @@ func TestPlanPluginsServiceRole(t *testing.T) {
 func loadWitness(file string) (conformance.Binding, string, *ImageBuild, error) {
 	l, err := LoadWitness(file)
 	return l.Binding, l.Profile, l.Image, err
+}
+
+// A witness of the extension role is an extension folder: it loads without
+// plugin.yaml, adds no plugin to a plan, and takes none of a plugin's keys.
+func TestExtensionWitness(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "example.com", "Thing", "health.lua"), "return {status = \"Degraded\"}\n")
+	w := "role: extension\nmustFail: [EXT-001]\nfailsWith: {EXT-001: shows Degraded}\nwhy: wrong health\n"
+	writeFile(t, filepath.Join(dir, "witness.yaml"), w)
+	l, err := LoadWitness(filepath.Join(dir, "witness.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := l.Binding.Subjects[conformance.RoleExtension]
+	if sub.Extension == nil || len(sub.Extension.Kinds) != 1 || !l.Binding.Witness {
+		t.Fatalf("binding %+v, want a witness with the extension of one kind", l.Binding)
+	}
+	var plan Plan
+	plan.Add(l.Binding)
+	if len(plan.Plugins) != 0 || len(plan.Dirs) != 0 {
+		t.Errorf("an extension witness adds plugins %v (dirs %v), want none", plan.Plugins, plan.Dirs)
+	}
+	writeFile(t, filepath.Join(dir, "witness.yaml"), w+"image: true\n")
+	if _, err := LoadWitness(filepath.Join(dir, "witness.yaml")); err == nil || !strings.Contains(err.Error(), "extension folder") {
+		t.Errorf("an extension witness with image: true: %v, want refused", err)
+	}
 }

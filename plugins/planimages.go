@@ -73,7 +73,7 @@ func (p *Plan) MarkHostPlugins(runtime string) {
 	p.serveWitnessesFromImage()
 	for _, b := range p.Bindings {
 		for role, s := range b.Subjects {
-			if s.Plugin.Image == "" {
+			if s.Extension == nil && s.Plugin.Image == "" {
 				s.Unavailable = fmt.Sprintf("it is a program of this host, and the %s runtime runs plugins as the repo-server's sidecars, from images (--plugin-image %s=IMAGE)", runtime, role)
 				b.Subjects[role] = s
 			}

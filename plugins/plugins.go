@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
@@ -33,7 +35,22 @@ func Reference() map[conformance.Role]string {
 		conformance.RoleDiscoverGlob:     "plugins/discover-glob",
 		conformance.RoleDiscoverCommand:  "plugins/discover-command",
 		conformance.RoleNamedOnly:        "plugins/named-only",
+		conformance.RoleExtension:        "plugins/extension",
 	}
+}
+
+// LoadSubject loads what dir holds for role: the extension folder for
+// RoleExtension, else the plugin.
+func LoadSubject(role conformance.Role, dir string) (conformance.Subject, error) {
+	if role == conformance.RoleExtension {
+		e, err := extension.Load(dir)
+		return conformance.Subject{Role: role, Extension: e}, err
+	}
+	p, err := argocd.LoadPlugin(dir)
+	if role == conformance.RoleService {
+		p.Service = &argocd.Service{}
+	}
+	return conformance.Subject{Role: role, Plugin: p}, err
 }
 
 // Roles are the reference roles, in name order.

@@ -104,6 +104,9 @@ func readWitness(file string) (Loaded, error) {
 		return Loaded{}, err
 	}
 	dir := filepath.Dir(file)
+	if w.Role == conformance.RoleExtension {
+		return extensionWitness(w, dir)
+	}
 	p, err := argocd.LoadPlugin(dir)
 	if err != nil {
 		return Loaded{}, err
@@ -149,6 +152,25 @@ func readWitness(file string) (Loaded, error) {
 	}
 	l.Binding = b
 	return l, nil
+}
+
+// extensionWitness is a witness of RoleExtension: an extension folder
+// beside its witness.yaml, and nothing of a plugin's.
+func extensionWitness(w Witness, dir string) (Loaded, error) {
+	if len(w.Bridge) > 0 || w.Image || len(w.ImageTools) > 0 || len(w.RepoServer) > 0 || len(w.Controller) > 0 {
+		return Loaded{}, fmt.Errorf("a witness of role %s is an extension folder: bridge, image, imageTools, repoServer and controller are for plugins", w.Role)
+	}
+	sub, err := LoadSubject(w.Role, dir)
+	if err != nil {
+		return Loaded{}, err
+	}
+	failsWith, err := w.reasons()
+	if err != nil {
+		return Loaded{}, err
+	}
+	b := conformance.Binding{Name: "broken/" + filepath.Base(dir), Witness: true, MustFail: w.MustFail, FailsWith: failsWith,
+		Subjects: map[conformance.Role]conformance.Subject{w.Role: sub}}
+	return Loaded{Profile: w.Profile, Why: w.Why, Binding: b}, nil
 }
 
 // validProfile checks the profile against the role and the checks of

@@ -16,6 +16,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/clusters/existing"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/plugins"
@@ -131,7 +132,12 @@ func (f *envFlags) usage() error {
 		if _, ok := plugins.Reference()[conformance.Role(role)]; !ok {
 			return fmt.Errorf("--plugin %s=...: unknown role %q (roles: %s)", role, role, plugins.RoleList())
 		}
-		if _, err := os.Stat(filepath.Join(dirs[role], "plugin.yaml")); err != nil {
+		if role == string(conformance.RoleExtension) {
+			// Read in full now: a folder without the layout is a usage error.
+			if _, err := extension.Load(dirs[role]); err != nil {
+				return fmt.Errorf("--plugin %s=%s: %w", role, dirs[role], err)
+			}
+		} else if _, err := os.Stat(filepath.Join(dirs[role], "plugin.yaml")); err != nil {
 			return fmt.Errorf("--plugin %s=%s: want a folder with the plugin's plugin.yaml: %w", role, dirs[role], err)
 		}
 	}

@@ -43,6 +43,9 @@ const (
 	// Plugin is the plugin profile: black-box checks of one plugin as it
 	// ships, judged on its author's samples (certify).
 	Plugin Area = "plugin"
+	// Extensions are Argo CD's resource customizations (health checks and
+	// actions of a kind, configured in argocd-cm), judged live.
+	Extensions Area = "extensions"
 )
 
 // Levels. Core: documented behaviour every conformant setup shows. Extended:
@@ -119,6 +122,10 @@ const (
 	// RoleSubject is any plugin under certification, judged only by what it
 	// declares and does with its author's samples (Binding.Certification).
 	RoleSubject Role = "subject"
+	// RoleExtension is an extension folder in the layout of Argo CD's
+	// resource_customizations (plugins/extension), not a plugin: its
+	// Subject holds the Extension.
+	RoleExtension Role = "extension"
 )
 
 // Check is one conformance check. Its ID is stable forever: reports, skip

@@ -515,7 +515,7 @@ func judged(b Binding, c Check) []string {
 	var out []string
 	for _, r := range append(append([]Role{}, c.Roles...), c.AnyRole...) {
 		if sub, ok := b.Subjects[r]; ok {
-			out = append(out, string(r)+"="+sub.Plugin.FullName())
+			out = append(out, string(r)+"="+sub.Name())
 		}
 	}
 	return out

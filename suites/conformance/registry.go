@@ -20,6 +20,8 @@ func All() []Check {
 		credsHTTPS, credsTemplate, credsSSH, credsWithheld,
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
+		// Extensions: resource customizations of argocd-cm, judged live.
+		extHealth,
 		// The plugin profile (certify): judged on the subject's own samples.
 		plugConfigRead, plugSamplesSync, plugExpectedOutput, plugStable, plugDiscovers, plugHostile, plugFailing, plugNotForeign, plugTimeBudget, plugAnnouncements, plugNoLeftovers, plugParameterReaches, plugCredentialsKept, plugValuesIntact,
 	}

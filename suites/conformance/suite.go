@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,12 +15,16 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 )
 
-// Subject is the plugin bound to a role in one binding.
+// Subject is the plugin bound to a role in one binding, or for
+// RoleExtension the extension.
 type Subject struct {
 	Role   Role
 	Plugin argocd.Plugin
+	// Extension is the subject of RoleExtension (Plugin is then empty).
+	Extension *extension.Extension
 	// Unavailable says why the plugin cannot run on this run's runtime (a
 	// plugin of this host on kind, whose plugins are sidecars from images):
 	// the checks of its role do not apply, and the report says why.
@@ -206,6 +211,24 @@ func (s *Suite) Plugin(role Role) argocd.Plugin {
 		panic(fmt.Sprintf("binding %s has no plugin for role %s", s.binding.Name, role))
 	}
 	return sub.Plugin
+}
+
+// Extension is the extension bound to RoleExtension.
+func (s *Suite) Extension() *extension.Extension {
+	sub, ok := s.binding.Subjects[RoleExtension]
+	if !ok || sub.Extension == nil {
+		panic(fmt.Sprintf("binding %s has no extension", s.binding.Name))
+	}
+	return sub.Extension
+}
+
+// Name is the subject's name in a report: the plugin's, or the extension's
+// folder.
+func (s Subject) Name() string {
+	if s.Extension != nil {
+		return filepath.Base(s.Extension.Dir)
+	}
+	return s.Plugin.FullName()
 }
 
 // Certification is the binding's certify.yaml (nil outside certify).

@@ -54,6 +54,10 @@ func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 			continue
 		}
 		for _, s := range b.Subjects {
+			if s.Extension != nil {
+				rep.Environment.Notes = append(rep.Environment.Notes, fmt.Sprintf("extension %s (role %s): %d kinds", s.Extension.Dir, s.Role, len(s.Extension.Kinds)))
+				continue
+			}
 			p := s.Plugin
 			if s.Unavailable != "" {
 				warnings = append(warnings, fmt.Sprintf("plugin %s (role %s) does not run here: %s", p.FullName(), s.Role, s.Unavailable))
