@@ -209,7 +209,7 @@ func TestHangWitnessReasons(t *testing.T) {
 		"the find command was not stopped by the repo-server's deadline (25s): it was still running 10s later",
 	}
 	own := map[string]string{
-		"discover-command-serialized":    "the other application's find command waited 40s for the hanging one to begin, and it never began meanwhile: one application's discovery held up another's",
+		"discover-command-serialized":    "the other application's find command waited 15s for the hanging one to begin, and it never began meanwhile: one application's discovery held up another's",
 		"discover-command-escaping-hang": "the process the find command started (pid 4242) kept running after the command was stopped: stopping a command must stop what it started",
 	}
 	// The serialized witness fails by its own reason on every version: the

@@ -64,11 +64,12 @@ func FindOrHang(dir, marker string, getenv func(string) string, w io.Writer, esc
 	return err
 }
 
-// AwaitLimit bounds Await: well inside the 60 s within which argocd-server
-// wants its repo-server's answer (the awaiting application's creation), and
-// some ten times what the hanging application takes to begin its hang on a
-// machine that runs the catalogue four times slower than usual.
-const AwaitLimit = 40 * time.Second
+// AwaitLimit bounds Await: inside the deadline argocd-server gives the
+// repo-server to validate the awaiting application (25 s in the runtimes
+// here, 60 s by Argo CD's default), with room for what comes before the
+// command; about three times what the hanging application took to begin its
+// hang on a machine that ran the catalogue 3.7 times slower than usual.
+const AwaitLimit = 15 * time.Second
 
 // Await is the find command of an application created while another's hangs
 // (DISC-009). It records in record that it began ("started UNIXNANO"), waits

@@ -25,7 +25,6 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
 )
 
-
 // EXT-001: an extension's health tests are Argo CD's own format, which its
 // util/lua unit tests run in a Lua VM with the open libraries; what a user
 // sees is the resource tree of a live application, computed by the
