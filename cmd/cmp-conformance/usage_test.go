@@ -33,6 +33,7 @@ func TestUsageErrorsExitTwoAtOnce(t *testing.T) {
 		{runCommand, []string{"--repeat", "3", "--parallel", "3"}, "leave --parallel out"},
 		{runCommand, []string{"--plugin", "plain=/nonexistent"}, "want a folder with the plugin's plugin.yaml"},
 		{runCommand, []string{"--plugin", "kustomize=" + plain}, `unknown role "kustomize"`},
+		{runCommand, []string{"--plugin", "extension=" + plain}, "neither health.lua, health_test.yaml nor actions/discovery.lua"},
 		{runCommand, []string{"--plugin", "plain"}, "want ROLE=DIR"},
 		{runCommand, []string{"--plugin-image", "nope=x:1"}, `unknown role "nope"`},
 		{runCommand, []string{"--plugin-path", "/nonexistent"}, "--plugin-path /nonexistent"},
