@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -210,6 +211,18 @@ func (p *Plan) AddWitnesses(root, profile string) error {
 		p.Add(l.Binding)
 	}
 	return nil
+}
+
+// Extensions are the extensions the plan's bindings judge, installed with
+// Argo CD.
+func (p *Plan) Extensions() []*extension.Extension {
+	var out []*extension.Extension
+	for _, b := range p.Bindings {
+		if s, ok := b.Subjects[conformance.RoleExtension]; ok && s.Extension != nil {
+			out = append(out, s.Extension)
+		}
+	}
+	return out
 }
 
 // KeepBindings narrows a plan to some bindings and the plugins they use.

@@ -229,7 +229,7 @@ func (f *envFlags) config(runID, logDir string, plan *plugins.Plan, path []strin
 	}
 	return environment.Config{
 		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, ArgoCDSource: f.argocdSource, Kubeconfig: f.kubeconfig,
-		PortBase: f.portBase, Plugins: plan.Plugins, PluginPath: path, ToolsReady: plan.ToolsReady, RunID: runID, LogDir: logDir,
+		PortBase: f.portBase, Plugins: plan.Plugins, Extensions: plan.Extensions(), PluginPath: path, ToolsReady: plan.ToolsReady, RunID: runID, LogDir: logDir,
 		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
 		ReadyTimeout: f.readyTimeout, GitServerProgram: plan.Program("cmp-gitserver"), IdleProgram: plan.Program("cmp-idle"), BridgeProgram: plan.Program(argocd.BridgeProgram),
 		SamplePlugin: plan.SamplePlugin(), ImageRegistry: f.imageRegistry,

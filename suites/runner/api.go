@@ -184,6 +184,7 @@ var InstalledCannot = map[dsl.Ability]string{
 	dsl.AbilityPluginDiscovery: "the plugins' sockets are in the repo-server's pod, not on this host",
 	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
 	dsl.AbilityGitCredentials:  "the git server's credentialed listeners are on this host's 127.0.0.1; the cluster's pods reach only the plain HTTP server beside the cluster (kind) or through the relay (existing)",
+	dsl.AbilityExtensions:      "extensions are installed with Argo CD on the embedded runtime only, for now",
 }
 
 // RuntimeLacks is, per runtime, what it cannot give the checks even when
