@@ -16,6 +16,11 @@ func notApplicable(env *dsl.Env, b Binding, c Check) string {
 			return fmt.Sprintf("the %s plugin %s cannot run here: %s", role, s.Plugin.FullName(), s.Unavailable)
 		}
 	}
+	if s, ok := b.Subjects[RoleExtension]; ok && s.Extension != nil && c.NothingToJudge != nil {
+		if why := c.NothingToJudge(s.Extension); why != "" {
+			return why
+		}
+	}
 	var why []string
 	for _, role := range c.AnyRole {
 		s, ok := b.Subjects[role]

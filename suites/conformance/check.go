@@ -16,6 +16,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
 
@@ -164,7 +165,11 @@ type Check struct {
 	// apply there, and the report says why. Settings in RepoServer need
 	// dsl.AbilityRepoServerSettings without saying so.
 	Needs []dsl.Ability
-	Test  func(ctx context.Context, s *Suite)
+	// NothingToJudge says why the bound extension gives the check nothing to
+	// judge (no health test, no action test), or "": the check then does
+	// not apply to it, as a check of another version does not.
+	NothingToJudge func(*extension.Extension) string
+	Test           func(ctx context.Context, s *Suite)
 }
 
 // Lacks says why env's runtime cannot run the check, or "".

@@ -7,6 +7,7 @@ import (
 	"path"
 	"reflect"
 	"slices"
+	"strings"
 	"testing/fstest"
 	"time"
 
@@ -32,6 +33,14 @@ var extHealth = Check{
 	Title: "each health test of an extension gives its status and message for the live object, as the application's resource tree shows it",
 	Area:  Extensions, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleExtension},
 	Needs: []dsl.Ability{dsl.AbilityExtensions},
+	NothingToJudge: func(e *extension.Extension) string {
+		for _, k := range e.Kinds {
+			if len(k.HealthTests) > 0 {
+				return ""
+			}
+		}
+		return "the extension has no health test (health_test.yaml beside a health.lua)"
+	},
 	// The per-kind keys (resource.customizations.health.<group_Kind>) are
 	// 2.1's (#6909); a script missed for an object created after it was
 	// configured is #3744 (open).
@@ -45,7 +54,6 @@ var extHealth = Check{
 				cases = append(cases, startHealthCase(ctx, s, ext, k, i, tc))
 			}
 		}
-		gomega.Expect(cases).NotTo(gomega.BeEmpty(), "the extension has no health test (health_test.yaml beside a health.lua)")
 		for _, hc := range cases {
 			hc.judge(ctx, s)
 		}
@@ -83,42 +91,48 @@ func installed(ctx context.Context, s *Suite, ext *extension.Extension) {
 	observe("%s: %d kinds, %d argocd-cm keys, CRDs %v", ext.Dir, len(ext.Kinds), len(want), crds)
 }
 
-// healthCase is one health test under way: its application synced, the
-// object's status to write, the health to see.
-type healthCase struct {
-	name   string // <group>/<Kind>/health_test.yaml, test N (inputPath)
-	app    string
+// liveCase is a test's object live in an application of its own.
+type liveCase struct {
+	name   string // e.g. <group>/<Kind>/health_test.yaml, test N (inputPath)
 	kind   extension.Kind
 	obj    *unstructured.Unstructured
-	want   extension.Health
+	app    string
 	synced *dsl.Consequences
 }
 
-// startHealthCase puts the test's object, as given, in an application of
-// its own (a plain folder: no plugin), and syncs it.
+// healthCase is one health test under way.
+type healthCase struct {
+	liveCase
+	want extension.Health
+}
+
+// startHealthCase begins a health test (startCase).
 func startHealthCase(ctx context.Context, s *Suite, ext *extension.Extension, k extension.Kind, i int, tc extension.HealthTest) healthCase {
 	ginkgo.GinkgoHelper()
-	hc := healthCase{name: fmt.Sprintf("%s/health_test.yaml, test %d (%s)", k.Dir, i+1, tc.InputPath), kind: k}
-	gomega.Expect(tc.HealthStatus).NotTo(gomega.BeNil(), "%s gives no healthStatus", hc.name)
-	hc.want = *tc.HealthStatus
+	name := fmt.Sprintf("%s/health_test.yaml, test %d (%s)", k.Dir, i+1, tc.InputPath)
+	gomega.Expect(tc.HealthStatus).NotTo(gomega.BeNil(), "%s gives no healthStatus", name)
+	return healthCase{liveCase: startCase(ctx, s, ext, k, tc.InputPath, name), want: *tc.HealthStatus}
+}
+
+// startCase puts the object at rel (in the kind's folder), as given, in an
+// application of its own (a plain folder: no plugin), and syncs it.
+func startCase(ctx context.Context, s *Suite, ext *extension.Extension, k extension.Kind, rel, name string) liveCase {
+	ginkgo.GinkgoHelper()
+	lc := liveCase{name: name, kind: k}
 	root, err := os.OpenRoot(ext.Dir)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	defer root.Close()
-	data, err := root.ReadFile(path.Join(k.Dir, tc.InputPath))
+	data, err := root.ReadFile(path.Join(k.Dir, rel))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	hc.obj = &unstructured.Unstructured{}
-	gomega.Expect(yaml.Unmarshal(data, &hc.obj.Object)).To(gomega.Succeed(), "%s: not an object", hc.name)
-	gomega.Expect(hc.obj.GetKind()).To(gomega.Equal(k.Kind), "%s: the object is a %s", hc.name, hc.obj.GetKind())
-	manifest := normalised(hc.obj)
-	out, err := yaml.Marshal(manifest.Object)
+	lc.obj = &unstructured.Unstructured{}
+	gomega.Expect(yaml.Unmarshal(data, &lc.obj.Object)).To(gomega.Succeed(), "%s: not an object", name)
+	gomega.Expect(lc.obj.GetKind()).To(gomega.Equal(k.Kind), "%s: the object is a %s", name, lc.obj.GetKind())
+	out, err := yaml.Marshal(normalised(lc.obj).Object)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	src := fstest.MapFS{"object/object.yaml": {Data: out}}
-	given := s.Given(ctx).NamePrefix("ext-health").Source(src, "object")
-	hc.app = given.Name()
-	hc.synced = given.
-		When().CreateApp().Sync(false).
-		Then().Expect(dsl.NoActionError())
-	return hc
+	given := s.Given(ctx).NamePrefix("ext-"+strings.ToLower(k.Kind)).Source(fstest.MapFS{"object/object.yaml": {Data: out}}, "object")
+	lc.app = given.Name()
+	lc.synced = given.When().CreateApp().Sync(false).Then().Expect(dsl.NoActionError())
+	return lc
 }
 
 // normalised is obj as it can be applied: in the application's namespace,
@@ -132,18 +146,23 @@ func normalised(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	return out
 }
 
-// judge waits for the sync, writes the test's status where the API server
-// dropped it (a status subresource), and expects the tree's health.
+// live waits for the sync and writes the test's status where the API
+// server dropped it (a status subresource), as the kind's operator would.
+func (lc liveCase) live(s *Suite) {
+	ginkgo.GinkgoHelper()
+	lc.synced.ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationPhaseIs("Succeeded"))
+	live, err := lc.synced.Live(lc.obj.GetAPIVersion(), lc.obj.GetKind(), lc.obj.GetName())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: the synced object", lc.name)
+	if status, ok := lc.obj.Object["status"].(map[string]any); ok && !reflect.DeepEqual(live.Object["status"], status) {
+		gomega.Expect(lc.synced.WriteStatus(live, status)).To(gomega.Succeed(), "%s: writing the test's status", lc.name)
+	}
+}
+
+// judge expects the tree's health to be the test's.
 func (hc healthCase) judge(ctx context.Context, s *Suite) {
 	ginkgo.GinkgoHelper()
 	ginkgo.By("health: " + hc.name)
-	hc.synced.ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationPhaseIs("Succeeded"))
-	live, err := hc.synced.Live(hc.obj.GetAPIVersion(), hc.obj.GetKind(), hc.obj.GetName())
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: the synced object", hc.name)
-	if status, ok := hc.obj.Object["status"].(map[string]any); ok && !reflect.DeepEqual(live.Object["status"], status) {
-		// What an operator writes: the test's status, as given.
-		gomega.Expect(hc.synced.WriteStatus(live, status)).To(gomega.Succeed(), "%s: writing the test's status", hc.name)
-	}
+	hc.live(s)
 	app := hc.app
 	var seen *v1alpha1.HealthStatus
 	gomega.Eventually(ctx, func() error {
