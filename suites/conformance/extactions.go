@@ -103,7 +103,7 @@ func (c actionCase) discover(ctx context.Context, s *Suite) {
 	for _, a := range c.offers {
 		want[a.Name] = a.Disabled
 	}
-	observe("%s: offered %v", c.name, offered)
+	observe("%s: offered %s", c.name, actionList(offered))
 	gomega.Expect(offered).To(gomega.Equal(want), "%s: Argo CD offers %s, the test expects %s", c.name, actionList(offered), actionList(want))
 }
 
