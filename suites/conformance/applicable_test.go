@@ -7,6 +7,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 )
 
 // A check the runtime cannot run says why: the plugin of a role it needs
@@ -52,5 +53,24 @@ func (fakeSettings) ReconfigureRepoServer(context.Context, []string) error { ret
 func TestThroughNetworkKeepsNeeds(t *testing.T) {
 	if len(svcHostile.Needs) == 0 || svcHostile.Needs[0] != dsl.AbilityPluginFiles {
 		t.Errorf("SVC-005 needs %v, want SEC-001's %v", svcHostile.Needs, secHostileValues.Needs)
+	}
+}
+
+// An extension without cases of a check is not judged by it: EXT-002 does
+// not apply to an extension of health checks only, EXT-001 does; a runtime
+// that cannot install extensions runs neither.
+func TestExtensionNothingToJudge(t *testing.T) {
+	healthOnly := Subject{Role: RoleExtension, Extension: &extension.Extension{Kinds: []extension.Kind{{Kind: "Widget", HealthTests: []extension.HealthTest{{InputPath: "testdata/a.yaml"}}}}}}
+	b := Binding{Name: "broken/health-only", Subjects: map[Role]Subject{RoleExtension: healthOnly}}
+	full := dsl.NewEnv(dsl.Env{})
+	if got := notApplicable(full, b, extHealth); got != "" {
+		t.Errorf("EXT-001 on an extension with a health test: %q, want it to apply", got)
+	}
+	if got := notApplicable(full, b, extActions); !strings.Contains(got, "no action test") {
+		t.Errorf("EXT-002 on an extension without actions: %q, want it not to apply, saying why", got)
+	}
+	kind := dsl.NewEnv(dsl.Env{Cannot: map[dsl.Ability]string{dsl.AbilityExtensions: "not yet"}})
+	if got := notApplicable(kind, b, extHealth); !strings.Contains(got, "not yet") {
+		t.Errorf("EXT-001 where extensions cannot be installed: %q, want it not to apply", got)
 	}
 }

@@ -31,14 +31,8 @@ var extActions = Check{
 	Title: "an extension's actions are offered as its discovery tests say, and each action run through Argo CD's API leaves the live object its test expects",
 	Area:  Extensions, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleExtension},
 	Needs: []dsl.Ability{dsl.AbilityExtensions},
-	NothingToJudge: func(e *extension.Extension) string {
-		for _, k := range e.Kinds {
-			if len(k.DiscoveryTests)+len(k.ActionTests) > 0 {
-				return ""
-			}
-		}
-		return "the extension has no action test (actions/action_test.yaml beside actions/discovery.lua)"
-	},
+	NothingToJudge: withoutCases(func(k extension.Kind) int { return len(k.DiscoveryTests) + len(k.ActionTests) },
+		"the extension has no action test (actions/action_test.yaml beside actions/discovery.lua)"),
 	// Custom actions from argocd-cm (#6909's per-kind keys); argocd-server
 	// runs them, never the controller.
 	Upstream: []string{"argoproj/argo-cd#6909"},

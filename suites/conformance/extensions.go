@@ -33,14 +33,8 @@ var extHealth = Check{
 	Title: "each health test of an extension gives its status and message for the live object, as the application's resource tree shows it",
 	Area:  Extensions, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleExtension},
 	Needs: []dsl.Ability{dsl.AbilityExtensions},
-	NothingToJudge: func(e *extension.Extension) string {
-		for _, k := range e.Kinds {
-			if len(k.HealthTests) > 0 {
-				return ""
-			}
-		}
-		return "the extension has no health test (health_test.yaml beside a health.lua)"
-	},
+	NothingToJudge: withoutCases(func(k extension.Kind) int { return len(k.HealthTests) },
+		"the extension has no health test (health_test.yaml beside a health.lua)"),
 	// The per-kind keys (resource.customizations.health.<group_Kind>) are
 	// 2.1's (#6909); a script missed for an object created after it was
 	// configured is #3744 (open).
@@ -58,6 +52,19 @@ var extHealth = Check{
 			hc.judge(ctx, s)
 		}
 	},
+}
+
+// withoutCases is a Check.NothingToJudge: why, when no kind of the
+// extension has a case (cases counts a kind's).
+func withoutCases(cases func(extension.Kind) int, why string) func(*extension.Extension) string {
+	return func(e *extension.Extension) string {
+		for _, k := range e.Kinds {
+			if cases(k) > 0 {
+				return ""
+			}
+		}
+		return why
+	}
 }
 
 // installed expects ext installed as an operator installs it, which the
