@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
+	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -55,9 +57,37 @@ func readReceived(ctx context.Context, env *dsl.Env, c *dsl.Context) (Received, 
 	}
 	recorded, err := environOf(cm)
 	if err != nil {
-		return Received{}, err
+		// Say whether Argo CD rendered the record whole: a cut plugin
+		// output and a lost field on the way to the cluster look alike here.
+		return Received{}, fmt.Errorf("%w (%s; the live ConfigMap has %s)", err, renderedRecord(ctx, env, c.Name()), recordKeys(cm.BinaryData))
 	}
 	return Received{App: c, Env: recorded, Parameters: recorded["ARGOCD_APP_PARAMETERS"]}, nil
+}
+
+// renderedRecord describes the record ConfigMap among the manifests Argo CD
+// renders for app: its binaryData keys and sizes.
+func renderedRecord(ctx context.Context, env *dsl.Env, app string) string {
+	resp, err := env.Apps.GetManifests(ctx, &applicationpkg.ApplicationManifestQuery{Name: &app})
+	if err != nil {
+		return "Argo CD's rendered manifests could not be read: " + err.Error()
+	}
+	for _, m := range resp.Manifests {
+		var cm corev1.ConfigMap
+		if json.Unmarshal([]byte(m), &cm) == nil && cm.Kind == "ConfigMap" && cm.Name == sidecar.ReceivedConfigMap {
+			return fmt.Sprintf("Argo CD renders it with %s (%d bytes of manifest)", recordKeys(cm.BinaryData), len(m))
+		}
+	}
+	return fmt.Sprintf("Argo CD's %d rendered manifests hold no %s", len(resp.Manifests), sidecar.ReceivedConfigMap)
+}
+
+// recordKeys is a ConfigMap's binaryData as "binaryData {key: N bytes}".
+func recordKeys(data map[string][]byte) string {
+	var out []string
+	for k, v := range data {
+		out = append(out, fmt.Sprintf("%s: %d bytes", k, len(v)))
+	}
+	slices.Sort(out)
+	return "binaryData {" + strings.Join(out, ", ") + "}"
 }
 
 // environOf reads the environment the parameterized plugin recorded in its
