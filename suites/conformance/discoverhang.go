@@ -49,7 +49,7 @@ var discFindCommandHang = Check{
 		await := fmt.Sprintf("await %s %s\n", plugged, path.Join(pluginDir, besideName))
 		besideCreated := s.Given(ctx).NamePrefix("disc-cmd-beside").Path("contract-app").File(marker, []byte(await)).
 			When().CreateAppInBackground()
-		gomega.Eventually(ctx, func() error { _, _, err := awaited(besideRecord); return err }).
+		gomega.Eventually(ctx, func() error { _, _, _, err := awaited(besideRecord); return err }).
 			WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(),
 			"the application's creation never ran its find command")
 
@@ -69,12 +69,12 @@ var discFindCommandHang = Check{
 		beside := besideCreated().Then()
 		gomega.Expect(beside.ActionErr()).NotTo(gomega.HaveOccurred(),
 			"the other application could not be created while the hanging find command ran: one application's discovery held up another's")
-		began, saw, err := awaited(besideRecord)
+		began, saw, unseen, err := awaited(besideRecord)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		// "unseen" (its wait ran out), or no verdict at all: the request's
 		// deadline stopped it while it waited.
 		how := fmt.Sprintf("waited %s", contract.AwaitLimit)
-		if !heldUp(besideRecord) {
+		if !unseen {
 			how = fmt.Sprintf("was stopped after waiting %.1fs", time.Since(began).Seconds())
 		}
 		gomega.Expect(saw.IsZero()).To(gomega.BeFalse(),
@@ -112,20 +112,15 @@ var discFindCommandHang = Check{
 	},
 }
 
-// heldUp says whether the record of a find command of mode "await" says it
-// waited in vain to its end ("unseen").
-func heldUp(record string) bool {
-	data, err := os.ReadFile(record)
-	return err == nil && slices.Contains(strings.Split(string(data), "\n"), "unseen")
-}
-
 // awaited reads the record of a find command of mode "await HANG RECORD"
-// (contract.Await): when its first run began, and when it saw the hang
-// begin (zero when it waited in vain). An error until that run has begun.
-func awaited(record string) (began, saw time.Time, err error) {
+// (contract.Await): when its first run began, when it saw the hang begin
+// (zero when it did not), and whether it waited in vain to its end
+// ("unseen"; neither when the request's deadline stopped it). An error
+// until that run has begun.
+func awaited(record string) (began, saw time.Time, unseen bool, err error) {
 	data, err := os.ReadFile(record)
 	if err != nil {
-		return began, saw, err
+		return began, saw, false, err
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		word, at, _ := strings.Cut(line, " ")
@@ -134,15 +129,15 @@ func awaited(record string) (began, saw time.Time, err error) {
 		case word == "started" && perr == nil && began.IsZero():
 			began = time.Unix(0, n)
 		case word == "saw" && perr == nil && !began.IsZero():
-			return began, time.Unix(0, n), nil
+			return began, time.Unix(0, n), false, nil
 		case word == "unseen" && !began.IsZero():
-			return began, saw, nil
+			return began, saw, true, nil
 		}
 	}
 	if began.IsZero() {
-		return began, saw, fmt.Errorf("%s records no start: %q", filepath.Base(record), data)
+		return began, saw, false, fmt.Errorf("%s records no start: %q", filepath.Base(record), data)
 	}
-	return began, saw, nil
+	return began, saw, false, nil
 }
 
 // hangStarted says whether every record has begun.

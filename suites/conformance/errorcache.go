@@ -124,7 +124,7 @@ func comparisonError(cons *dsl.Consequences) string {
 	ginkgo.GinkgoHelper()
 	app, err := cons.App()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading the application")
-	return conditionMessage(app, v1alpha1.ApplicationConditionComparisonError)
+	return dsl.ConditionMessage(app, v1alpha1.ApplicationConditionComparisonError)
 }
 
 // waitUntil blocks until the clock passes t, or ctx ends.

@@ -81,15 +81,12 @@ func installed(ctx context.Context, s *Suite, ext *extension.Extension) {
 	for k, v := range want {
 		gomega.Expect(cm.Data[k]).To(gomega.Equal(v), "argocd-cm %s is not the extension's: was it installed with Argo CD?", k)
 	}
-	root, err := os.OpenRoot(ext.Dir)
+	files, err := ext.CRDFiles()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	defer root.Close()
 	var crds []string
-	for _, f := range ext.CRDs {
-		data, err := root.ReadFile(f)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	for i, data := range files {
 		objs, err := kube.Decode(data)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading %s", f)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading %s", ext.CRDs[i])
 		for _, o := range objs {
 			crds = append(crds, o.GetName())
 		}

@@ -40,7 +40,7 @@ func faultCheck(id, fault, title string, surfaces *regexp.Regexp, upstream ...st
 				Then().Expect(dsl.NoActionError()).
 				ExpectWithin(s.Env.Timeouts.Fault, dsl.ErrorSurfaces("ComparisonError", surfaces)).
 				And(func(app *v1alpha1.Application) {
-					observe("error shown %.1fs after the fault was pushed: %s", time.Since(start).Seconds(), shortened(conditionMessage(app, "ComparisonError")))
+					observe("error shown %.1fs after the fault was pushed: %s", time.Since(start).Seconds(), shortened(dsl.ConditionMessage(app, "ComparisonError")))
 				}).
 				When().Sync(true).
 				// A sync with prune is what could cost resources; it is judged
@@ -70,16 +70,6 @@ const hangDeadline = 10 * time.Second
 // deadlineStruck is a manifest generation's error when the repo-server's
 // deadline struck.
 var deadlineStruck = regexp.MustCompile(`(?i)DeadlineExceeded|deadline exceeded`)
-
-// conditionMessage is the message of app's first condType condition.
-func conditionMessage(app *v1alpha1.Application, condType string) string {
-	for _, c := range app.Status.Conditions {
-		if c.Type == condType {
-			return c.Message
-		}
-	}
-	return ""
-}
 
 // shortened keeps a message short enough for a report's observations.
 func shortened(msg string) string { return text.Clip(msg, 400) }

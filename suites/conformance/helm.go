@@ -154,12 +154,12 @@ var helmErrorsLikeNative = Check{
 			Expect(dsl.ErrorSurfaces("ComparisonError", required))
 		var want string
 		native.And(func(app *v1alpha1.Application) {
-			m := helmError.FindStringSubmatch(conditionMessage(app, "ComparisonError"))
-			gomega.Expect(m).NotTo(gomega.BeNil(), "native error has no Helm message: %s", conditionMessage(app, "ComparisonError"))
+			m := helmError.FindStringSubmatch(dsl.ConditionMessage(app, "ComparisonError"))
+			gomega.Expect(m).NotTo(gomega.BeNil(), "native error has no Helm message: %s", dsl.ConditionMessage(app, "ComparisonError"))
 			want = m[1]
 		})
 		plugin.And(func(app *v1alpha1.Application) {
-			got := conditionMessage(app, "ComparisonError")
+			got := dsl.ConditionMessage(app, "ComparisonError")
 			observe("plugin error: %s", shortened(got))
 			gomega.Expect(got).To(gomega.ContainSubstring(want), "the plugin's error lacks native Helm's message")
 		})

@@ -74,7 +74,7 @@ var svcRestart = Check{
 			Then().Expect(dsl.NoActionError()).
 			ExpectWithin(s.Env.Timeouts.Refresh, dsl.ConditionMatches("ComparisonError", pluginDown)).
 			And(func(app *v1alpha1.Application) {
-				observe("error shown while down: %s", shortened(conditionMessage(app, "ComparisonError")))
+				observe("error shown while down: %s", shortened(dsl.ConditionMessage(app, "ComparisonError")))
 			}).
 			When().Sync(true).
 			Then().ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationFinished())
