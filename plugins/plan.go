@@ -10,8 +10,8 @@ import (
 	"slices"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
-	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )

@@ -8,7 +8,6 @@ package contract
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
+	"github.com/cmp-conformance/cmp-conformance/plugins/record"
 )
 
 // Names shared by the plugin and the checks.
@@ -186,9 +186,7 @@ func Generate(dir, plugin string, getenv func(string) string, w io.Writer) error
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\nbinaryData:\n  %s: %s\n",
-		RecordConfigMap, KeyRecord, base64.StdEncoding.EncodeToString(data))
-	return err
+	return record.Write(w, RecordConfigMap, KeyRecord, data)
 }
 
 // FailingUntil returns generate's error while now is before the time in

@@ -4,7 +4,6 @@
 package sidecar
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
+	"github.com/cmp-conformance/cmp-conformance/plugins/record"
 )
 
 // ReceivedConfigMap is the ConfigMap generate adds to the application: what
@@ -71,9 +71,7 @@ func Generate(dir string, environ []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\nbinaryData:\n  %s: %s\n",
-		ReceivedConfigMap, KeyEnviron, base64.StdEncoding.EncodeToString(envJSON))
-	return err
+	return record.Write(w, ReceivedConfigMap, KeyEnviron, envJSON)
 }
 
 // Parameter is one entry of ARGOCD_APP_PARAMETERS.

@@ -21,9 +21,7 @@ func All() []Check {
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
 		// Extensions: resource customizations of argocd-cm, judged live.
-		// EXT-002 (extActions) is parked: with it, the full self-test failed
-		// ENV-001 against two sidecar witnesses twice, for a cause not found.
-		extHealth,
+		extHealth, extActions,
 		// The plugin profile (certify): judged on the subject's own samples.
 		plugConfigRead, plugSamplesSync, plugExpectedOutput, plugStable, plugDiscovers, plugHostile, plugFailing, plugNotForeign, plugTimeBudget, plugAnnouncements, plugNoLeftovers, plugParameterReaches, plugCredentialsKept, plugValuesIntact,
 	}
