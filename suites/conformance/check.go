@@ -47,6 +47,8 @@ const (
 	// Extensions are Argo CD's resource customizations (health checks and
 	// actions of a kind, configured in argocd-cm), judged live.
 	Extensions Area = "extensions"
+	// Output is what Argo CD makes of what a plugin prints.
+	Output Area = "output"
 )
 
 // Levels. Core: documented behaviour every conformant setup shows. Extended:

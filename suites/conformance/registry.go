@@ -14,6 +14,7 @@ func All() []Check {
 		localServerSideDiff, localClientSideDiff, localSync,
 		svcAnnouncements, svcDynamicParameters, svcEscaping, svcBuildEnv, svcHostile, svcCascadeDelete, svcPrune,
 		svcRestart, svcNativeDiscovery,
+		outLastLine,
 		faultHang, faultCrash, faultInvalidYAML, faultHuge, faultExecTimeout, pruneEmptyOutput,
 		discFileNameGlob, discFileNameFirst, discFindGlob, discGlobFirst, discFindCommand, discFindCommandEnv, discFindCommandRoot, discNamedOnly, discFindCommandHang,
 		initRunsFirst, initOutputIgnored, initFailureSurfaces, modeDefault, modePreserved, linksInside, linksLooping, linksLeaving, linksThroughParent, tarExclusions, generatePathsOnly, generatePathsListed, errorCache, streamedLimits, multiSource, hydratePlugin,

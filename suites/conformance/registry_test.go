@@ -25,7 +25,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatal("All() is empty")
 	}
 	areas := map[Area]bool{Smoke: true, Announcements: true, Environment: true, Security: true, Pruning: true,
-		Local: true, Service: true, Faults: true, Helm: true, Upgrade: true, Discover: true, Initializing: true, Files: true, Credentials: true, Hydrator: true, Plugin: true, Extensions: true}
+		Local: true, Service: true, Faults: true, Helm: true, Upgrade: true, Discover: true, Initializing: true, Files: true, Credentials: true, Hydrator: true, Plugin: true, Extensions: true, Output: true}
 	levels := map[v1alpha1.Level]bool{Core: true, Extended: true, Provisional: true}
 	features := map[Feature]bool{Discovery: true, StaticParameters: true, DynamicParameters: true, PreserveFileMode: true, ProvideGitCreds: true, InitCommand: true,
 		ExpectedOutput: true, FailingInput: true, TimeBudget: true, ParameterOutput: true, Parameters: true, Image: true}

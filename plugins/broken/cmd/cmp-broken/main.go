@@ -46,6 +46,7 @@ func main() {
 		modes[name] = f
 	}
 	modes["generate-out-of-band"] = generateOutOfBand
+	modes["generate-scanning-lines"] = generateScanningLines
 	if mode, ok := modes[os.Args[1]]; ok {
 		if err := mode(); err != nil {
 			fmt.Fprintln(os.Stderr, "cmp-broken:", err)
