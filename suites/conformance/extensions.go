@@ -151,22 +151,29 @@ func normalised(obj *unstructured.Unstructured) *unstructured.Unstructured {
 }
 
 // live waits for the sync and writes the test's status where the API
-// server dropped it (a status subresource), as the kind's operator would.
-func (lc liveCase) live(s *Suite) {
+// server dropped it (a status subresource), as the kind's operator would. It
+// returns the live object's resourceVersion once written: the version the
+// controller must have seen before its health counts.
+func (lc liveCase) live(s *Suite) string {
 	ginkgo.GinkgoHelper()
 	lc.synced.ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationPhaseIs("Succeeded"))
 	live, err := lc.synced.Live(lc.obj.GetAPIVersion(), lc.obj.GetKind(), lc.obj.GetName())
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: the synced object", lc.name)
 	if status, ok := lc.obj.Object["status"].(map[string]any); ok && !reflect.DeepEqual(live.Object["status"], status) {
-		gomega.Expect(lc.synced.WriteStatus(live, status)).To(gomega.Succeed(), "%s: writing the test's status", lc.name)
+		live, err = lc.synced.WriteStatus(live, status)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: writing the test's status", lc.name)
 	}
+	return live.GetResourceVersion()
 }
 
-// judge expects the tree's health to be the test's.
+// judge expects the tree's health to be the test's. It waits until the tree
+// shows the object at the version live left (the controller's watch has
+// delivered it, and health is computed with it), then judges once: no
+// health that comes later can be the script's answer to this object.
 func (hc healthCase) judge(ctx context.Context, s *Suite) {
 	ginkgo.GinkgoHelper()
 	ginkgo.By("health: " + hc.name)
-	hc.live(s)
+	version := hc.live(s)
 	app := hc.app
 	var seen *v1alpha1.HealthStatus
 	gomega.Eventually(ctx, func() error {
@@ -182,12 +189,16 @@ func (hc healthCase) judge(ctx context.Context, s *Suite) {
 		i := slices.IndexFunc(tree.Nodes, func(n v1alpha1.ResourceNode) bool {
 			return n.Group == hc.kind.Group && n.Kind == hc.kind.Kind && n.Name == hc.obj.GetName()
 		})
-		if i < 0 || tree.Nodes[i].Health == nil {
+		switch {
+		case i < 0 || tree.Nodes[i].Health == nil:
 			return fmt.Errorf("%s: the resource tree shows no health for %s %s", hc.name, hc.kind.Kind, hc.obj.GetName())
+		case tree.Nodes[i].ResourceVersion != version:
+			return fmt.Errorf("%s: the resource tree shows %s %s at resourceVersion %s, not yet %s (the test's status written)",
+				hc.name, hc.kind.Kind, hc.obj.GetName(), tree.Nodes[i].ResourceVersion, version)
 		}
 		seen = tree.Nodes[i].Health
 		if string(seen.Status) != hc.want.Status || seen.Message != hc.want.Message {
-			return fmt.Errorf("%s: the resource tree shows %s %q, the test expects %s %q", hc.name, seen.Status, seen.Message, hc.want.Status, hc.want.Message)
+			return gomega.StopTrying(fmt.Sprintf("%s: the resource tree shows %s %q, the test expects %s %q", hc.name, seen.Status, seen.Message, hc.want.Status, hc.want.Message))
 		}
 		return nil
 	}).WithTimeout(s.Env.Timeouts.Refresh).WithPolling(time.Second).Should(gomega.Succeed())

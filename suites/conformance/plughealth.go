@@ -54,7 +54,7 @@ func resourcesHealthy(runtime string, cluster map[string]string, statuses []Oper
 			}
 			if i := slices.IndexFunc(statuses, func(o OperatorStatus) bool { return o.Matches(r) }); i >= 0 {
 				if !written[live.GetUID()] {
-					if err := c.WriteStatus(live, statuses[i].Status); err != nil {
+					if _, err := c.WriteStatus(live, statuses[i].Status); err != nil {
 						return dsl.Pending, fmt.Sprintf("writing the operator's status (certify.yaml operatorStatus) on %s %s: %v", r.Kind, resourceName(r), err)
 					}
 					written[live.GetUID()] = true
