@@ -101,6 +101,26 @@ func (c actionCase) discover(ctx context.Context, s *Suite) {
 	gomega.Expect(offered).To(gomega.Equal(want), "%s: Argo CD offers %s, the test expects %s", c.name, actionList(offered), actionList(want))
 }
 
+// inTree waits until the application's resource tree holds the case's object
+// at version: argocd-server finds a resource for an action in that tree, and
+// the controller writes it after the sync has succeeded, not with it.
+func (c actionCase) inTree(ctx context.Context, s *Suite, version string) {
+	ginkgo.GinkgoHelper()
+	app := c.app
+	gomega.Eventually(ctx, func() error {
+		tree, err := s.Env.Apps.ResourceTree(ctx, &applicationpkg.ResourcesQuery{ApplicationName: &app})
+		if err != nil {
+			return err
+		}
+		for _, n := range tree.Nodes {
+			if n.Kind == c.kind.Kind && n.Group == c.kind.Group && n.Name == c.obj.GetName() && n.ResourceVersion == version {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s: the resource tree holds no %s %s at resourceVersion %s yet", c.name, c.kind.Kind, c.obj.GetName(), version)
+	}).WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll*5).Should(gomega.Succeed())
+}
+
 // actionList is name (disabled) ..., in name order.
 func actionList(actions map[string]bool) string {
 	var out []string
@@ -118,7 +138,7 @@ func actionList(actions map[string]bool) string {
 func (c actionCase) run(ctx context.Context, s *Suite, ext *extension.Extension) {
 	ginkgo.GinkgoHelper()
 	ginkgo.By("action: " + c.name)
-	c.live(s)
+	c.inTree(ctx, s, c.live(s))
 	r, action := c.resource(), c.test.Action
 	req := &applicationpkg.ResourceActionRunRequestV2{Name: r.Name, Namespace: r.Namespace, ResourceName: r.ResourceName, Group: r.Group, Version: r.Version, Kind: r.Kind, Action: &action}
 	for _, k := range slices.Sorted(maps.Keys(c.test.Parameters)) {
