@@ -106,19 +106,10 @@ func (c actionCase) discover(ctx context.Context, s *Suite) {
 // the controller writes it after the sync has succeeded, not with it.
 func (c actionCase) inTree(ctx context.Context, s *Suite, version string) {
 	ginkgo.GinkgoHelper()
-	app := c.app
 	gomega.Eventually(ctx, func() error {
-		tree, err := s.Env.Apps.ResourceTree(ctx, &applicationpkg.ResourcesQuery{ApplicationName: &app})
-		if err != nil {
-			return err
-		}
-		for _, n := range tree.Nodes {
-			if n.Kind == c.kind.Kind && n.Group == c.kind.Group && n.Name == c.obj.GetName() && n.ResourceVersion == version {
-				return nil
-			}
-		}
-		return fmt.Errorf("%s: the resource tree holds no %s %s at resourceVersion %s yet", c.name, c.kind.Kind, c.obj.GetName(), version)
-	}).WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll*5).Should(gomega.Succeed())
+		_, err := c.node(ctx, s, version)
+		return err
+	}).WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll * 5).Should(gomega.Succeed())
 }
 
 // actionList is name (disabled) ..., in name order.

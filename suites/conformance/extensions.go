@@ -166,6 +166,27 @@ func (lc liveCase) live(s *Suite) string {
 	return live.GetResourceVersion()
 }
 
+// node is the application's resource tree node of the case's object, once
+// the tree shows it at version (an error until then).
+func (lc liveCase) node(ctx context.Context, s *Suite, version string) (v1alpha1.ResourceNode, error) {
+	app := lc.app
+	tree, err := s.Env.Apps.ResourceTree(ctx, &applicationpkg.ResourcesQuery{ApplicationName: &app})
+	if err != nil {
+		return v1alpha1.ResourceNode{}, err
+	}
+	i := slices.IndexFunc(tree.Nodes, func(n v1alpha1.ResourceNode) bool {
+		return n.Group == lc.kind.Group && n.Kind == lc.kind.Kind && n.Name == lc.obj.GetName()
+	})
+	switch {
+	case i < 0:
+		return v1alpha1.ResourceNode{}, fmt.Errorf("%s: the resource tree holds no %s %s", lc.name, lc.kind.Kind, lc.obj.GetName())
+	case tree.Nodes[i].ResourceVersion != version:
+		return v1alpha1.ResourceNode{}, fmt.Errorf("%s: the resource tree shows %s %s at resourceVersion %s, not yet %s (the test's status written)",
+			lc.name, lc.kind.Kind, lc.obj.GetName(), tree.Nodes[i].ResourceVersion, version)
+	}
+	return tree.Nodes[i], nil
+}
+
 // judge expects the tree's health to be the test's. It waits until the tree
 // shows the object at the version live left (the controller's watch has
 // delivered it, and health is computed with it), then judges once: no
@@ -182,21 +203,14 @@ func (hc healthCase) judge(ctx context.Context, s *Suite) {
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_, _ = s.Env.Apps.Get(rctx, &applicationpkg.ApplicationQuery{Name: &app, Refresh: &normal})
 		cancel()
-		tree, err := s.Env.Apps.ResourceTree(ctx, &applicationpkg.ResourcesQuery{ApplicationName: &app})
+		n, err := hc.node(ctx, s, version)
 		if err != nil {
 			return err
 		}
-		i := slices.IndexFunc(tree.Nodes, func(n v1alpha1.ResourceNode) bool {
-			return n.Group == hc.kind.Group && n.Kind == hc.kind.Kind && n.Name == hc.obj.GetName()
-		})
-		switch {
-		case i < 0 || tree.Nodes[i].Health == nil:
+		if n.Health == nil {
 			return fmt.Errorf("%s: the resource tree shows no health for %s %s", hc.name, hc.kind.Kind, hc.obj.GetName())
-		case tree.Nodes[i].ResourceVersion != version:
-			return fmt.Errorf("%s: the resource tree shows %s %s at resourceVersion %s, not yet %s (the test's status written)",
-				hc.name, hc.kind.Kind, hc.obj.GetName(), tree.Nodes[i].ResourceVersion, version)
 		}
-		seen = tree.Nodes[i].Health
+		seen = n.Health
 		if string(seen.Status) != hc.want.Status || seen.Message != hc.want.Message {
 			return gomega.StopTrying(fmt.Sprintf("%s: the resource tree shows %s %q, the test expects %s %q", hc.name, seen.Status, seen.Message, hc.want.Status, hc.want.Message))
 		}
