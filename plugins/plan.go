@@ -166,9 +166,14 @@ func CataloguePlan(root string, overrides map[string]string, selfTest bool, prof
 }
 
 // CertifyPlan binds the subject of a certification and, with selfTest, the
-// witnesses of the plugin profile.
+// witnesses of its profile: the plugin profile's, or for an extension the
+// catalogue's witnesses of role extension.
 func CertifyPlan(root string, subject conformance.Binding, selfTest bool) (*Plan, error) {
+	_, isExtension := subject.Subjects[conformance.RoleExtension]
 	plan := &Plan{Checks: conformance.Profile()}
+	if isExtension {
+		plan.Checks = conformance.ExtensionProfile()
+	}
 	plan.Add(subject)
 	if !selfTest {
 		return plan, nil
@@ -176,7 +181,19 @@ func CertifyPlan(root string, subject conformance.Binding, selfTest bool) (*Plan
 	if root == "" {
 		return nil, errors.New("--self-test needs the repository checkout (plugins/broken)")
 	}
-	return plan, plan.AddWitnesses(root, ProfilePlugin)
+	if !isExtension {
+		return plan, plan.AddWitnesses(root, ProfilePlugin)
+	}
+	all := &Plan{}
+	if err := all.AddWitnesses(root, ProfileCatalogue); err != nil {
+		return nil, err
+	}
+	for _, b := range all.Bindings {
+		if _, ok := b.Subjects[conformance.RoleExtension]; ok {
+			plan.Add(b)
+		}
+	}
+	return plan, nil
 }
 
 // Add adds a binding and its plugins.

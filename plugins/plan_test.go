@@ -206,6 +206,7 @@ func TestLoadWitnessRejects(t *testing.T) {
 		{name: "plugin witness without certify.yaml", witness: "role: subject\nprofile: plugin\nmustFail: [PLUG-001]\nfailsWith: {PLUG-001: x}\n", want: "certify.yaml"},
 		{name: "repo-server setting that is not one", witness: "role: files\nrepoServer: {PATH: /x}\nmustFail: [TAR-001]\nfailsWith: {TAR-001: x}\n", want: `repoServer: "PATH" is not a setting`},
 		{name: "controller setting that is not one", witness: "role: files\ncontroller: {HOME: /x}\nmustFail: [TAR-001]\nfailsWith: {TAR-001: x}\n", want: `controller: "HOME" is not a setting`},
+		{name: "rbac key Argo CD does not read", witness: "role: plain\nrbac: {policy.admin: role:admin}\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x}\n", want: `rbac: "policy.admin" is not a key of argocd-rbac-cm`},
 		{name: "bad pattern", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: 'a('}\n", want: "failsWith SMOKE-001: error parsing regexp"},
 		{name: "bad version in a reason", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001@nope: x}\n", want: "failsWith SMOKE-001@nope: bad version constraint"},
 		{name: "versioned reason for a check it need not fail", witness: "role: plain\nmustFail: [SMOKE-001]\nfailsWith: {SMOKE-001: x, SMOKE-002@<3.0.0: y}\n", want: "failsWith names SMOKE-002"},
@@ -314,6 +315,10 @@ func TestExtensionWitness(t *testing.T) {
 	plan.Add(l.Binding)
 	if len(plan.Plugins) != 0 || len(plan.Dirs) != 0 {
 		t.Errorf("an extension witness adds plugins %v (dirs %v), want none", plan.Plugins, plan.Dirs)
+	}
+	writeFile(t, filepath.Join(dir, "witness.yaml"), w+"rbac: {policy.default: 'role:admin'}\n")
+	if l, err = LoadWitness(filepath.Join(dir, "witness.yaml")); err != nil || l.Binding.RBACSettings["policy.default"] != "role:admin" || !l.Binding.ChangesArgoCD() {
+		t.Errorf("an extension witness with rbac: %+v, %v, want its policy.default set while it runs", l.Binding.RBACSettings, err)
 	}
 	writeFile(t, filepath.Join(dir, "witness.yaml"), w+"image: true\n")
 	if _, err := LoadWitness(filepath.Join(dir, "witness.yaml")); err == nil || !strings.Contains(err.Error(), "extension folder") {

@@ -47,6 +47,10 @@ type Witness struct {
 	// Controller are ARGOCD_* settings of the application controller, the
 	// same way (hydrator-off: ARGOCD_HYDRATOR_ENABLED).
 	Controller map[string]string `json:"controller,omitempty"`
+	// RBAC are keys of argocd-rbac-cm set while the witness's checks run
+	// (policy.default: role:admin lets every user do everything): a witness
+	// that is an Argo CD whose RBAC protects nothing.
+	RBAC map[string]string `json:"rbac,omitempty"`
 }
 
 // ImageBuild is an image a run builds before it starts: a witness that
@@ -141,6 +145,9 @@ func readWitness(file string) (Loaded, error) {
 	if b.ControllerSettings, err = argoCDSettings("controller", w.Controller); err != nil {
 		return Loaded{}, err
 	}
+	if b.RBACSettings, err = w.rbacSettings(); err != nil {
+		return Loaded{}, err
+	}
 	b.Subjects = map[conformance.Role]conformance.Subject{w.Role: {Role: w.Role, Plugin: p}}
 	if w.Role == conformance.RoleSubject {
 		// A witness of the plugin profile is judged on samples of its own.
@@ -168,8 +175,12 @@ func extensionWitness(w Witness, dir string) (Loaded, error) {
 	if err != nil {
 		return Loaded{}, err
 	}
+	rbac, err := w.rbacSettings()
+	if err != nil {
+		return Loaded{}, err
+	}
 	b := conformance.Binding{Name: "broken/" + filepath.Base(dir), Witness: true, MustFail: w.MustFail, FailsWith: failsWith,
-		Subjects: map[conformance.Role]conformance.Subject{w.Role: sub}}
+		Subjects: map[conformance.Role]conformance.Subject{w.Role: sub}, RBACSettings: rbac}
 	return Loaded{Profile: w.Profile, Why: w.Why, Binding: b}, nil
 }
 
@@ -216,6 +227,22 @@ func argoCDSettings(field string, m map[string]string) ([]string, error) {
 		out = append(out, k+"="+m[k])
 	}
 	return out, nil
+}
+
+// rbacKey is a key of argocd-rbac-cm that Argo CD reads.
+var rbacKey = regexp.MustCompile(`^(policy\.default|policy\.matchMode|scopes|policy(\.[A-Za-z0-9_-]+)?\.csv)$`)
+
+// rbacSettings validates rbac: keys Argo CD reads from argocd-rbac-cm.
+func (w Witness) rbacSettings() (map[string]string, error) {
+	for k := range w.RBAC {
+		if !rbacKey.MatchString(k) {
+			return nil, fmt.Errorf("rbac: %q is not a key of argocd-rbac-cm (want policy.default, policy.csv, policy.<name>.csv, policy.matchMode or scopes)", k)
+		}
+	}
+	if len(w.RBAC) == 0 {
+		return nil, nil
+	}
+	return maps.Clone(w.RBAC), nil
 }
 
 // reasons compiles failsWith: one pattern for every check of mustFail, and

@@ -14,6 +14,16 @@ import (
 // ProfilePlugin is the profile of certify runs: one plugin on its samples.
 const ProfilePlugin = "plugin"
 
+// ProfileExtension is the profile of certify --extension runs: one
+// extension on its own tests.
+const ProfileExtension = "extension"
+
+// Certifies says whether runs of profile certify one subject (a level, a
+// badge), rather than judge a catalogue.
+func Certifies(profile string) bool {
+	return profile == ProfilePlugin || profile == ProfileExtension
+}
+
 // featureCore names the checks every plugin must pass (no feature needed).
 const featureCore = "Core"
 
@@ -27,7 +37,7 @@ const featureCore = "Core"
 // Certified when the run did not judge the plugin whole (a run error, an
 // interruption, a self-test mismatch, a check filtered out).
 func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
-	if r.Profile != ProfilePlugin {
+	if !Certifies(r.Profile) {
 		return nil
 	}
 	var subject []string
@@ -37,6 +47,9 @@ func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 			s += " (" + p.Image + ")"
 		}
 		subject = append(subject, s)
+	}
+	for _, e := range r.Subject.Extensions {
+		subject = append(subject, fmt.Sprintf("extension %s (%s)", e.Name, strings.Join(e.Kinds, ", ")))
 	}
 	c := &v1alpha1.Certification{Subject: strings.Join(subject, ", "), Passed: []string{}, Failed: []string{}, NotSupported: []string{}}
 	state := map[string]string{} // feature -> passed, failed, not-supported, other
@@ -95,7 +108,7 @@ func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 		c.Level = v1alpha1.LevelConformant
 	}
 	c.Badge = fmt.Sprintf("**cmp-conformance %s:** %s with Argo CD %s (suite %s, run %s)",
-		ProfilePlugin+" profile", c.Level, r.Environment.ArgoCDVersion, r.Metadata.SuiteVersion, r.Metadata.RunID)
+		r.Profile+" profile", c.Level, r.Environment.ArgoCDVersion, r.Metadata.SuiteVersion, r.Metadata.RunID)
 	if len(c.Passed) > 0 {
 		c.Badge += "; features that passed: " + strings.Join(c.Passed, ", ")
 	}

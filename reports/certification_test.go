@@ -53,6 +53,15 @@ func TestCertificationLevels(t *testing.T) {
 			}
 		})
 	}
+	t.Run("an extension", func(t *testing.T) {
+		r := &v1alpha1.ConformanceReport{Profile: ProfileExtension, Results: []v1alpha1.Result{res("EXT-001", v1alpha1.StatePassed), res("EXT-003", v1alpha1.StateFailed)},
+			Subject: v1alpha1.Subject{Plugins: []v1alpha1.Plugin{}, Extensions: []v1alpha1.Extension{{Name: "mine", Kinds: []string{"example.com/Thing"}}}}}
+		Finalize(r)
+		c := r.Certification
+		if c == nil || c.Level != v1alpha1.LevelNotConformant || c.Subject != "extension mine (example.com/Thing)" || !strings.Contains(c.Badge, "extension profile") {
+			t.Errorf("certification %+v, want Not Conformant of extension mine, badge of the extension profile", c)
+		}
+	})
 	t.Run("nothing ran", func(t *testing.T) {
 		r := &v1alpha1.ConformanceReport{Profile: ProfilePlugin}
 		Finalize(r)

@@ -68,7 +68,7 @@ func Finalize(r *v1alpha1.ConformanceReport) {
 			// partial; one that does not apply to this version is not of it.
 			// In the plugin profile a feature the plugin does not declare is
 			// its design, not a gap: its checks are listed, not held against it.
-			notRun = notRun || (res.State == v1alpha1.StateSkipped && res.BlockedBy == "") || (res.State == v1alpha1.StateNotSupported && r.Profile != ProfilePlugin) || res.RuntimeLimited
+			notRun = notRun || (res.State == v1alpha1.StateSkipped && res.BlockedBy == "") || (res.State == v1alpha1.StateNotSupported && !Certifies(r.Profile)) || res.RuntimeLimited
 		case v1alpha1.LevelExtended:
 			failed = failed || res.State == v1alpha1.StateFailed
 		case v1alpha1.LevelProvisional:

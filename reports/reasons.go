@@ -46,7 +46,7 @@ func Reasons(r *v1alpha1.ConformanceReport) []string {
 		}
 		// In the plugin profile a feature not declared is no reason (see
 		// Finalize): the certification lists it.
-		notSupported := res.State == v1alpha1.StateNotSupported && r.Profile != ProfilePlugin
+		notSupported := res.State == v1alpha1.StateNotSupported && !Certifies(r.Profile)
 		if res.Level == v1alpha1.LevelCore && (res.State == v1alpha1.StateSkipped || notSupported || res.RuntimeLimited) {
 			why := stateWord(res.State) + ": " + text.FirstLine(res.Message)
 			if _, seen := notRun[why]; !seen {

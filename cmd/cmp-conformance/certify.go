@@ -17,6 +17,8 @@ import (
 // certifySubject is the plugin a certify run judges, and its samples.
 type certifySubject struct {
 	image, config, dir, samples, entrypoint string
+	// extension is an extension folder certified instead of a plugin.
+	extension string
 	// binding is the subject bound to its samples once read (certifyUsage):
 	// a bad image is bad usage, answered before anything starts.
 	binding *conformance.Binding
@@ -24,7 +26,8 @@ type certifySubject struct {
 
 // library is the subject as the certify library takes it.
 func (s *certifySubject) library(f *envFlags) certify.Config {
-	return certify.Config{Image: s.image, PluginYAML: s.config, PluginDir: s.dir, PluginPath: f.pluginPath, Samples: s.samples, Output: f.output, Entrypoint: s.entrypoint}
+	return certify.Config{Image: s.image, PluginYAML: s.config, PluginDir: s.dir, PluginPath: f.pluginPath, Samples: s.samples, Output: f.output, Entrypoint: s.entrypoint,
+		Extension: s.extension}
 }
 
 func certifyCommand() *cobra.Command {
@@ -32,8 +35,8 @@ func certifyCommand() *cobra.Command {
 	var s certifySubject
 	var initFile bool
 	cmd := &cobra.Command{
-		Use:   "certify (--image REF | --plugin-dir DIR) [--samples certify.yaml]",
-		Short: "Certify one plugin as it ships, on its own sample applications (the plugin profile)",
+		Use:   "certify (--image REF | --plugin-dir DIR) [--samples certify.yaml] | certify --extension DIR",
+		Short: "Certify one plugin as it ships, on its own sample applications (the plugin profile), or one Argo CD extension on its own tests (the extension profile)",
 		Long: `certify judges one plugin, the subject, by what its plugin.yaml declares and
 what it does with your sample applications: the plugin profile (area plugin,
 checks PLUG-*). Nothing of this project's reference plugins is involved: the
@@ -64,7 +67,22 @@ not-supported, and the feature listed as not declared. The level, as Gateway API
   (bad usage             2, before anything starts: no image, no plugin.yaml,
                             a certify.yaml that does not load)
 The report (<output>/reports/latest/summary.md) has a badge line
-to paste in your README.`,
+to paste in your README.
+
+An Argo CD extension is certified the same way, by the extension profile
+(area extensions, checks EXT-*), on the embedded runtime:
+
+  cmp-conformance certify --extension ./my-extension
+
+The folder has the layout of Argo CD's resource_customizations:
+<group>/<Kind>/health.lua with health_test.yaml, <group>/<Kind>/actions/
+(discovery.lua, <action>/action.lua, action_test.yaml), the CRDs of its
+kinds in crds/. It is installed as an operator installs it (argocd-cm's
+resource.customizations keys) before Argo CD starts, and each test case is
+judged on a live object: health as the application's resource tree shows
+it, actions as Argo CD's API runs them, refused to a user without the
+action's RBAC permission. An extension without tests of a kind is not
+judged by that kind's checks (not applicable, said in the report).`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if initFile {
@@ -83,6 +101,7 @@ to paste in your README.`,
 	fl.StringVar(&s.config, "config", "", "with --image: a plugin.yaml to mount over the image's own (as a ConfigMap would be), for an image that does not ship one")
 	fl.StringVar(&s.entrypoint, "entrypoint", "", "with --image: what its sidecar runs, over certify.yaml's entrypoint: argocd (Argo CD's documented command, argocd-cmp-server; the default) or image (the image's own ENTRYPOINT, for an image whose script starts argocd-cmp-server itself and whose install sets no command)")
 	fl.StringVar(&s.dir, "plugin-dir", "", "the plugin folder to certify (plugin.yaml; its programs on --plugin-path)")
+	fl.StringVar(&s.extension, "extension", "", "an Argo CD extension folder to certify instead of a plugin (<group>/<Kind>/health.lua, actions/, their tests, crds/): the extension profile, embedded runtime")
 	fl.StringVar(&s.samples, "samples", "certify.yaml", "the certification file: your sample applications (write one with --init)")
 	fl.BoolVar(&initFile, "init", false, "write a commented starter certification file at --samples and stop")
 	fl.StringVar(&f.labelFilter, "label-filter", os.Getenv("LABEL_FILTER"), "Ginkgo label filter selecting checks (IDs, levels, features)")
@@ -126,7 +145,7 @@ func (f *runFlags) certifyUsage() error {
 	}
 	switch {
 	case len(f.plugins) > 0 || len(f.images) > 0:
-		return errors.New("certify judges one plugin, given with --image or --plugin-dir; --plugin and --plugin-image bind the catalogue's roles (cmp-conformance run)")
+		return errors.New("certify judges one plugin, given with --image or --plugin-dir, or one extension (--extension); --plugin and --plugin-image bind the catalogue's roles (cmp-conformance run)")
 	case f.parallel > 1 && !f.selfTest:
 		// Side by side, environments load the machine the subject's time
 		// budget (PLUG-009) is measured on: a verdict must not depend on it.

@@ -179,6 +179,8 @@ func cutShort(ctx context.Context, err error) bool {
 // plugin profile, an upgrade path's upgrade checks, or the catalogue.
 func (f *runFlags) profileChecks() []conformance.Check {
 	switch {
+	case f.certify != nil && f.certify.extension != "":
+		return conformance.ExtensionProfile()
 	case f.certify != nil:
 		return conformance.Profile()
 	case f.upgradePath != "":
@@ -226,7 +228,10 @@ func run(f *runFlags) error {
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	}
 	profile := plugins.ProfileCatalogue
-	if f.certify != nil {
+	switch {
+	case f.certify != nil && f.certify.extension != "":
+		profile = plugins.ProfileExtension
+	case f.certify != nil:
 		profile = plugins.ProfilePlugin
 	}
 	if path != nil {
@@ -400,6 +405,9 @@ func runSuite(ctx context.Context, f *runFlags, sess *runner.Session, plan *plug
 // inClusterUsage refuses, before anything is built, what the runtimes that
 // install Argo CD in a cluster cannot do, and says where it is done.
 func (f *runFlags) inClusterUsage() error {
+	if environment.InCluster(f.runtime) && f.certify != nil && f.certify.extension != "" {
+		return fmt.Errorf("certify --extension: extensions are installed with Argo CD on the embedded runtime only, for now (--runtime %s cannot): use --runtime embedded", f.runtime)
+	}
 	if environment.InCluster(f.runtime) && f.certify != nil && f.certify.image == "" {
 		return fmt.Errorf("certify --plugin-dir runs the plugin's programs on this host, and --runtime %s runs plugins only from images: build an image of the plugin and certify it with --image, or use --runtime embedded", f.runtime)
 	}

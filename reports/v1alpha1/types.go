@@ -174,6 +174,21 @@ type Host struct {
 // Subject lists the plugins under test.
 type Subject struct {
 	Plugins []Plugin `json:"plugins"`
+	// Extensions are the Argo CD extensions under test (their folders).
+	Extensions []Extension `json:"extensions,omitempty"`
+}
+
+// Extension is one extension folder under test: its resource
+// customizations, tests and UI files.
+type Extension struct {
+	// Name is the folder's name; Dir the folder as given.
+	Name string `json:"name"`
+	Dir  string `json:"dir"`
+	// Kinds are its <group>/<Kind> folders.
+	Kinds []string `json:"kinds"`
+	// SHA256 digests the folder's files (names and contents, in name
+	// order): the extension judged, as a plugin's ConfigSHA256 names its.
+	SHA256 string `json:"sha256"`
 }
 
 // Plugin is one Config Management Plugin under test.

@@ -33,8 +33,10 @@ import (
 	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
@@ -51,6 +53,10 @@ type Config struct {
 	// host instead of an image; its programs are found on PluginPath.
 	PluginDir  string
 	PluginPath []string
+	// Extension is an Argo CD extension folder to certify instead of a
+	// plugin (the extension profile: the checks of area extensions), on
+	// its own health_test.yaml and action_test.yaml; Samples is not read.
+	Extension string
 	// Samples is the certification file (default "certify.yaml"):
 	// `cmp-conformance certify --init` writes a commented starter.
 	Samples string
@@ -116,6 +122,10 @@ func (c Config) Validate() error {
 	if err := c.subjectProblem(); err != nil {
 		return err
 	}
+	if c.Extension != "" {
+		_, err := extension.Load(c.Extension)
+		return err
+	}
 	if c.PluginDir != "" {
 		if _, err := argocd.LoadPlugin(c.PluginDir); err != nil {
 			return err
@@ -123,6 +133,22 @@ func (c Config) Validate() error {
 	}
 	_, err := conformance.LoadCertification(c.Samples)
 	return err
+}
+
+// profile is the profile the run certifies its subject by.
+func (c Config) profile() string {
+	if c.Extension != "" {
+		return reports.ProfileExtension
+	}
+	return reports.ProfilePlugin
+}
+
+// checks are the profile's checks.
+func (c Config) checks() []conformance.Check {
+	if c.Extension != "" {
+		return conformance.ExtensionProfile()
+	}
+	return conformance.Profile()
 }
 
 // levels are the certification levels, best first.
@@ -135,14 +161,18 @@ func levelProblem(rep *v1alpha1.ConformanceReport, want string) string {
 		if want == v1alpha1.LevelNotCertified {
 			return ""
 		}
-		return fmt.Sprintf("no check of the profile ran (a label filter that selects none?), so the plugin was not certified; want %s", want)
+		return fmt.Sprintf("no check of the profile ran (a label filter that selects none?), so nothing was certified; want %s", want)
 	}
 	if got := rep.Certification.Level; got != want {
 		why := rep.Summary.Reasons
 		if len(why) == 0 {
 			why = []string{"every check that ran passed"}
 		}
-		return fmt.Sprintf("the plugin is %s, want %s:\n  %s", got, want, strings.Join(why, "\n  "))
+		kind := "plugin"
+		if rep.Profile == reports.ProfileExtension {
+			kind = "extension"
+		}
+		return fmt.Sprintf("the %s is %s, want %s:\n  %s", kind, got, want, strings.Join(why, "\n  "))
 	}
 	return ""
 }
@@ -150,8 +180,11 @@ func levelProblem(rep *v1alpha1.ConformanceReport, want string) string {
 // subjectProblem refuses a Config that names no plugin, or names it twice.
 func (c Config) subjectProblem() error {
 	switch {
+	case c.Extension != "" && (c.Image != "" || c.PluginDir != "" || c.PluginYAML != "" || c.Entrypoint != ""):
+		return errors.New("an extension (--extension, Config.Extension) is certified alone: give no plugin (--image, --plugin-dir, --config, --entrypoint) with it")
+	case c.Extension != "":
 	case c.Image == "" && c.PluginDir == "":
-		return errors.New("name the plugin to certify: an image on this machine (--image, Config.Image) or a folder with plugin.yaml (--plugin-dir, Config.PluginDir)")
+		return errors.New("name what to certify: a plugin image on this machine (--image, Config.Image), a folder with plugin.yaml (--plugin-dir, Config.PluginDir), or an Argo CD extension folder (--extension, Config.Extension)")
 	case c.Image != "" && c.PluginDir != "":
 		return errors.New("an image (--image, Config.Image) and a folder (--plugin-dir, Config.PluginDir) name the plugin twice: choose one")
 	case c.PluginYAML != "" && c.Image == "":
@@ -174,6 +207,14 @@ func Load(ctx context.Context, c Config) (conformance.Binding, error) {
 	c = c.withDefaults()
 	if err := c.subjectProblem(); err != nil {
 		return conformance.Binding{}, err
+	}
+	if c.Extension != "" {
+		ext, err := extension.Load(c.Extension)
+		if err != nil {
+			return conformance.Binding{}, err
+		}
+		return conformance.Binding{Name: bindingName, Subjects: map[conformance.Role]conformance.Subject{
+			conformance.RoleExtension: {Role: conformance.RoleExtension, Extension: ext}}}, nil
 	}
 	cert, err := conformance.LoadCertification(c.Samples)
 	if err != nil {

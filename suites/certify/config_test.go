@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
+	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
 func TestValidateRefusesBadConfigs(t *testing.T) {
@@ -17,15 +19,46 @@ func TestValidateRefusesBadConfigs(t *testing.T) {
 		c    Config
 		want string
 	}{
-		"no subject":      {c: Config{Samples: samples}, want: "name the plugin to certify"},
-		"two subjects":    {c: Config{Image: "x:1", PluginDir: plain, Samples: samples}, want: "choose one"},
-		"no plugin.yaml":  {c: Config{PluginDir: t.TempDir(), Samples: samples}, want: "must hold plugin.yaml"},
-		"no samples file": {c: Config{PluginDir: plain, Samples: filepath.Join(t.TempDir(), "certify.yaml")}, want: "certify --init"},
-		"config alone":    {c: Config{PluginDir: plain, PluginYAML: "plugin.yaml", Samples: samples}, want: "goes with an image"},
+		"no subject":           {c: Config{Samples: samples}, want: "name what to certify"},
+		"extension and plugin": {c: Config{Extension: filepath.Join("..", "..", "plugins", "extension"), PluginDir: plain}, want: "certified alone"},
+		"not an extension":     {c: Config{Extension: plain}, want: plain},
+		"two subjects":         {c: Config{Image: "x:1", PluginDir: plain, Samples: samples}, want: "choose one"},
+		"no plugin.yaml":       {c: Config{PluginDir: t.TempDir(), Samples: samples}, want: "must hold plugin.yaml"},
+		"no samples file":      {c: Config{PluginDir: plain, Samples: filepath.Join(t.TempDir(), "certify.yaml")}, want: "certify --init"},
+		"config alone":         {c: Config{PluginDir: plain, PluginYAML: "plugin.yaml", Samples: samples}, want: "goes with an image"},
 	} {
 		if err := tt.c.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: Validate() = %v, want %q", name, err, tt.want)
 		}
+	}
+}
+
+// An extension is bound alone in the extension role, without samples; the
+// run is of the extension profile (the checks of area extensions).
+func TestLoadExtension(t *testing.T) {
+	dir := filepath.Join("..", "..", "plugins", "extension")
+	c := Config{Extension: dir, Samples: filepath.Join(t.TempDir(), "absent.yaml")}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Validate: %v (an extension needs no certify.yaml)", err)
+	}
+	b, err := Load(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, ok := b.Subjects[conformance.RoleExtension]
+	if len(b.Subjects) != 1 || !ok || sub.Extension == nil || len(sub.Extension.Kinds) == 0 {
+		t.Fatalf("binding %+v, want the extension alone in role %s", b.Subjects, conformance.RoleExtension)
+	}
+	if c.profile() != reports.ProfileExtension || subjectName(c) != "extension" {
+		t.Errorf("profile %q, name %q", c.profile(), subjectName(c))
+	}
+	for _, ch := range c.checks() {
+		if ch.Area != conformance.Extensions {
+			t.Errorf("the extension profile runs %s (area %s)", ch.ID, ch.Area)
+		}
+	}
+	if len(c.checks()) == 0 {
+		t.Error("the extension profile has no check")
 	}
 }
 

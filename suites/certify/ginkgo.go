@@ -62,7 +62,7 @@ func register(s *session, b conformance.Binding) error {
 	err := conformance.Register(conformance.Config{
 		Env:         func() *dsl.Env { return s.dsl },
 		Bindings:    []conformance.Binding{b},
-		Checks:      conformance.Profile(),
+		Checks:      s.cfg.checks(),
 		LabelFilter: s.labelFilter,
 		Record:      s.record,
 		Done: func() {
@@ -77,11 +77,11 @@ func register(s *session, b conformance.Binding) error {
 	// recorded and the report written (Done). It carries every check's
 	// labels, so a filter that selects any check selects it too.
 	var labels []string
-	for _, c := range conformance.Profile() {
+	for _, c := range s.cfg.checks() {
 		labels = append(labels, c.Labels()...)
 	}
 	slices.Sort(labels)
-	ginkgo.It("the plugin is "+s.cfg.Level, ginkgo.Label(slices.Compact(labels)...), func(ctx ginkgo.SpecContext) {
+	ginkgo.It("the "+s.cfg.subjectKind()+" is "+s.cfg.Level, ginkgo.Label(slices.Compact(labels)...), func(ctx ginkgo.SpecContext) {
 		if _, err := s.finish(ctx); err != nil {
 			ginkgo.Fail("certify: writing the report: " + err.Error())
 		}
@@ -93,12 +93,23 @@ func register(s *session, b conformance.Binding) error {
 	return err
 }
 
-// subjectName names the plugin in the test tree.
+// subjectName names the plugin or extension in the test tree.
 func subjectName(cfg Config) string {
-	if cfg.Image != "" {
+	switch {
+	case cfg.Image != "":
 		return cfg.Image
+	case cfg.Extension != "":
+		return filepath.Base(cfg.Extension)
 	}
 	return filepath.Base(cfg.PluginDir)
+}
+
+// subjectKind is what the run certifies: a plugin or an extension.
+func (c Config) subjectKind() string {
+	if c.Extension != "" {
+		return "extension"
+	}
+	return "plugin"
 }
 
 // Test certifies the plugin of cfg as a plain `go test` test: it runs the

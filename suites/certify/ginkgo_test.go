@@ -37,7 +37,7 @@ func TestDescribeTurnsABadConfigIntoOneFailingSpec(t *testing.T) {
 	if len(its) != 1 {
 		t.Fatalf("%d specs, want the one that says why nothing could run", len(its))
 	}
-	if got := its[0]; !got.Failed() || !strings.Contains(got.Failure.Message, "name the plugin to certify") {
+	if got := its[0]; !got.Failed() || !strings.Contains(got.Failure.Message, "name what to certify") {
 		t.Errorf("spec %q: %s %q", got.LeafNodeText, got.State, got.Failure.Message)
 	}
 }

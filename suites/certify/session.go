@@ -13,7 +13,6 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/plugins"
-	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 	"github.com/cmp-conformance/cmp-conformance/suites/runner"
@@ -56,7 +55,7 @@ func newSession(cfg Config, b conformance.Binding, labelFilter string) (*session
 func (s *session) open() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, err := runner.Open(s.cfg.Output, environment.RuntimeEmbedded, reports.ProfilePlugin, s.labelFilter, time.Now(), s.cfg.Progress)
+	run, err := runner.Open(s.cfg.Output, environment.RuntimeEmbedded, s.cfg.profile(), s.labelFilter, time.Now(), s.cfg.Progress)
 	if err != nil {
 		return err
 	}
@@ -102,7 +101,7 @@ func (s *session) bringUp(ctx context.Context) error {
 	}
 	err = s.run.Up(ctx, environment.Config{
 		Runtime: environment.RuntimeEmbedded, ArgoCDVersion: s.cfg.ArgoCDVersion, PortBase: s.cfg.PortBase,
-		Plugins: plan.Plugins, PluginPath: path,
+		Plugins: plan.Plugins, Extensions: plan.Extensions(), PluginPath: path,
 		RunID: s.rep.Metadata.RunID, LogDir: s.run.LogDir(), StateFile: s.run.StateFile(),
 		Toolchain: s.cfg.Toolchain, Progress: s.cfg.Progress, ReadyTimeout: s.cfg.ReadyTimeout,
 	}, plan.Bindings)

@@ -112,6 +112,24 @@ func (c actionCase) inTree(ctx context.Context, s *Suite, version string) {
 	}).WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll * 5).Should(gomega.Succeed())
 }
 
+// call runs the test's action, with its parameters, through apps (the
+// admin's API, or another user's).
+func (c actionCase) call(ctx context.Context, apps applicationpkg.ApplicationServiceClient) error {
+	r, action := c.resource(), c.test.Action
+	req := &applicationpkg.ResourceActionRunRequestV2{Name: r.Name, Namespace: r.Namespace, ResourceName: r.ResourceName, Group: r.Group, Version: r.Version, Kind: r.Kind, Action: &action}
+	for _, k := range slices.Sorted(maps.Keys(c.test.Parameters)) {
+		name, value := k, c.test.Parameters[k]
+		req.ResourceActionParameters = append(req.ResourceActionParameters, &applicationpkg.ResourceActionParameters{Name: &name, Value: &value})
+	}
+	_, err := apps.RunResourceActionV2(ctx, req)
+	if status.Code(err) == codes.Unimplemented && len(req.ResourceActionParameters) == 0 {
+		// Before the V2 call (parameters), the first one.
+		_, err = apps.RunResourceAction(ctx, &applicationpkg.ResourceActionRunRequest{Name: r.Name, Namespace: r.Namespace, //nolint:staticcheck // the only call older versions have
+			ResourceName: r.ResourceName, Group: r.Group, Version: r.Version, Kind: r.Kind, Action: &action})
+	}
+	return err
+}
+
 // actionList is name (disabled) ..., in name order.
 func actionList(actions map[string]bool) string {
 	var out []string
@@ -130,18 +148,7 @@ func (c actionCase) run(ctx context.Context, s *Suite, ext *extension.Extension)
 	ginkgo.GinkgoHelper()
 	ginkgo.By("action: " + c.name)
 	c.inTree(ctx, s, c.live(s))
-	r, action := c.resource(), c.test.Action
-	req := &applicationpkg.ResourceActionRunRequestV2{Name: r.Name, Namespace: r.Namespace, ResourceName: r.ResourceName, Group: r.Group, Version: r.Version, Kind: r.Kind, Action: &action}
-	for _, k := range slices.Sorted(maps.Keys(c.test.Parameters)) {
-		name, value := k, c.test.Parameters[k]
-		req.ResourceActionParameters = append(req.ResourceActionParameters, &applicationpkg.ResourceActionParameters{Name: &name, Value: &value})
-	}
-	_, err := s.Env.Apps.RunResourceActionV2(ctx, req)
-	if status.Code(err) == codes.Unimplemented && len(req.ResourceActionParameters) == 0 {
-		// Before the V2 call (parameters), the first one.
-		_, err = s.Env.Apps.RunResourceAction(ctx, &applicationpkg.ResourceActionRunRequest{Name: r.Name, Namespace: r.Namespace, //nolint:staticcheck // the only call older versions have
-			ResourceName: r.ResourceName, Group: r.Group, Version: r.Version, Kind: r.Kind, Action: &action})
-	}
+	err := c.call(ctx, s.Env.Apps)
 	if c.test.ExpectedErrorMessage != "" {
 		gomega.Expect(err).To(gomega.MatchError(gomega.ContainSubstring(c.test.ExpectedErrorMessage)), "%s: the action's error", c.name)
 		return

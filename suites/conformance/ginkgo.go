@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -275,60 +274,6 @@ func bindingDecorations(b Binding, queue bool) []any {
 		return []any{ginkgo.Ordered, ginkgo.ContinueOnFailure}
 	}
 	return nil
-}
-
-// reconfigureArgoCD sets the binding's repo-server and controller settings
-// before its first check and takes them back after its last, Ctrl-C
-// included.
-func reconfigureArgoCD(cfg Config, b Binding) {
-	ginkgo.BeforeAll(func(ctx ginkgo.SpecContext) {
-		if len(b.RepoServerSettings) > 0 {
-			withRepoServerSettings(ctx, cfg.Env(), b.RepoServerSettings, nil, b.Name)
-		}
-		if len(b.ControllerSettings) > 0 {
-			withControllerSettings(ctx, cfg.Env(), b.ControllerSettings, nil, b.Name)
-		}
-	}, ginkgo.NodeTimeout(5*time.Minute))
-}
-
-// withControllerSettings restarts the controller with settings, and with
-// restore (nil: its own) once the running node's scope ends.
-func withControllerSettings(ctx context.Context, env *dsl.Env, settings, restore []string, who string) {
-	if env.Controller == nil {
-		ginkgo.Fail(fmt.Sprintf("%s changes the controller's settings (%v), which this runtime cannot do", who, settings))
-	}
-	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
-		gomega.Expect(env.Controller.ReconfigureController(ctx, restore)).To(gomega.Succeed(), "restoring the controller's settings after %s", who)
-	}, ginkgo.NodeTimeout(5*time.Minute))
-	gomega.Expect(env.Controller.ReconfigureController(ctx, settings)).To(gomega.Succeed(), "setting %v on the controller for %s", settings, who)
-}
-
-// withRepoServerSettings restarts the repo-server with settings, and with
-// restore once the running node's scope ends (DeferCleanup). A failure here
-// is the harness's, never a check's outcome.
-func withRepoServerSettings(ctx context.Context, env *dsl.Env, settings, restore []string, who string) {
-	if env.RepoServer == nil {
-		ginkgo.Fail(fmt.Sprintf("%s changes the repo-server's settings (%v), which this runtime cannot do", who, settings))
-	}
-	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
-		gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, restore)).To(gomega.Succeed(), "restoring the repo-server's settings after %s", who)
-	}, ginkgo.NodeTimeout(5*time.Minute))
-	gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, settings)).To(gomega.Succeed(), "setting %v on the repo-server for %s", settings, who)
-}
-
-// underSettings runs a check under its repo-server settings, the binding's
-// over them, and gives the repo-server the binding's alone after it.
-func underSettings(ctx context.Context, env *dsl.Env, b Binding, c Check) {
-	withRepoServerSettings(ctx, env, mergeSettings(c.RepoServer, b.RepoServerSettings), b.RepoServerSettings, c.ID)
-}
-
-// mergeSettings is base with over's values winning, by name.
-func mergeSettings(base, over []string) []string {
-	name := func(kv string) string { n, _, _ := strings.Cut(kv, "="); return n }
-	out := slices.DeleteFunc(slices.Clone(base), func(kv string) bool {
-		return slices.ContainsFunc(over, func(o string) bool { return name(o) == name(kv) })
-	})
-	return append(out, over...)
 }
 
 // keyOf finds a spec's key from its containers: cmp-conformance/<binding>,

@@ -230,6 +230,13 @@ func Profile() []Check {
 	return slices.DeleteFunc(All(), func(c Check) bool { return c.Area != Plugin })
 }
 
+// ExtensionProfile is the extension profile: the checks `certify
+// --extension` runs (area extensions, which the catalogue runs too, on the
+// reference extension).
+func ExtensionProfile() []Check {
+	return slices.DeleteFunc(All(), func(c Check) bool { return c.Area != Extensions })
+}
+
 // Catalogue is every check but the plugin profile's: what `run` runs.
 func Catalogue() []Check {
 	return slices.DeleteFunc(All(), func(c Check) bool { return c.Area == Plugin })

@@ -56,12 +56,16 @@ type Binding struct {
 	// ControllerSettings are the same for the application controller (the
 	// source hydrator's switch is one).
 	ControllerSettings []string
+	// RBACSettings are keys of argocd-rbac-cm (policy.default, say) set
+	// the same way: a witness that is an Argo CD whose RBAC lets everyone do
+	// everything.
+	RBACSettings map[string]string
 }
 
-// ChangesArgoCD says whether the binding runs under repo-server or
-// controller settings of its own.
+// ChangesArgoCD says whether the binding runs under repo-server,
+// controller or RBAC settings of its own.
 func (b Binding) ChangesArgoCD() bool {
-	return len(b.RepoServerSettings) > 0 || len(b.ControllerSettings) > 0
+	return len(b.RepoServerSettings) > 0 || len(b.ControllerSettings) > 0 || len(b.RBACSettings) > 0
 }
 
 // FailsForTheRightReason says whether a witness's failure of check id on

@@ -11,9 +11,11 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"maps"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apiclient"
+	accountpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/account"
 	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
 	certificatepkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/certificate"
 	repocredspkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/repocreds"
@@ -39,8 +41,12 @@ type API struct {
 	Repos     repositorypkg.RepositoryServiceClient
 	RepoCreds repocredspkg.RepoCredsServiceClient
 	Certs     certificatepkg.CertificateServiceClient
+	Accounts  accountpkg.AccountServiceClient
 	Token     string
 	conn      *grpc.ClientConn
+	// addr and secure reach argocd-server again, as another user (As).
+	addr   string
+	secure bool
 }
 
 // Connect logs in as admin, opens the clients the checks use, and makes Argo
@@ -65,7 +71,8 @@ func Connect(ctx context.Context, env *environment.Environment) (_ *API, err err
 		return nil, fmt.Errorf("argo CD API client: %w", err)
 	}
 	api := &API{Apps: applicationpkg.NewApplicationServiceClient(conn), Repos: repositorypkg.NewRepositoryServiceClient(conn),
-		RepoCreds: repocredspkg.NewRepoCredsServiceClient(conn), Certs: certificatepkg.NewCertificateServiceClient(conn), Token: token, conn: conn}
+		RepoCreds: repocredspkg.NewRepoCredsServiceClient(conn), Certs: certificatepkg.NewCertificateServiceClient(conn),
+		Accounts: accountpkg.NewAccountServiceClient(conn), Token: token, conn: conn, addr: addr, secure: secure}
 	if err := trustGitServer(ctx, env, api); err != nil {
 		_ = conn.Close()
 		return nil, err
@@ -130,6 +137,16 @@ func trustGitServer(ctx context.Context, env *environment.Environment, api *API)
 // Close closes the API's channel.
 func (a *API) Close() error { return a.conn.Close() }
 
+// As opens the application API as the bearer of token (a local account's,
+// not the admin's): what a check of Argo CD's RBAC calls through.
+func (a *API) As(token string) (applicationpkg.ApplicationServiceClient, io.Closer, error) {
+	conn, err := dial(a.addr, token, a.secure)
+	if err != nil {
+		return nil, nil, err
+	}
+	return applicationpkg.NewApplicationServiceClient(conn), conn, nil
+}
+
 // DSL is the environment as the checks see it, through api.
 func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	kc, err := kube.NewClient(env.Cluster.REST)
@@ -140,7 +157,7 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := dsl.Env{Apps: api.Apps, Repos: api.Repos, RepoCreds: api.RepoCreds, Kube: kc, Clientset: cs, Git: env.Git, Sources: env.Sources,
+	e := dsl.Env{Apps: api.Apps, Repos: api.Repos, RepoCreds: api.RepoCreds, Accounts: api.Accounts, AppsAs: api.As, Kube: kc, Clientset: cs, Git: env.Git, Sources: env.Sources,
 		ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion, Runtime: env.Config.Runtime,
 		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Token: api.Token}
 	if in := env.Installed; in != nil {

@@ -54,8 +54,16 @@ func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 			continue
 		}
 		for _, s := range b.Subjects {
-			if s.Extension != nil {
-				rep.Environment.Notes = append(rep.Environment.Notes, fmt.Sprintf("extension %s (role %s): %d kinds", s.Extension.Dir, s.Role, len(s.Extension.Kinds)))
+			if e := s.Extension; e != nil {
+				sum, err := e.Digest()
+				if err != nil {
+					warnings = append(warnings, fmt.Sprintf("extension %s: %v", e.Dir, err))
+				}
+				var kinds []string
+				for _, k := range e.Kinds {
+					kinds = append(kinds, k.Dir)
+				}
+				rep.Subject.Extensions = append(rep.Subject.Extensions, v1alpha1.Extension{Name: filepath.Base(e.Dir), Dir: e.Dir, Kinds: kinds, SHA256: sum})
 				continue
 			}
 			p := s.Plugin

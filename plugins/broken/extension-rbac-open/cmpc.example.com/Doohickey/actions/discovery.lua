@@ -1,0 +1,3 @@
+local actions = {}
+actions["pause"] = {["disabled"] = obj.spec ~= nil and obj.spec.paused == true}
+return actions

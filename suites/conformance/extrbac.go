@@ -1,0 +1,151 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	accountpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/account"
+	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
+)
+
+// EXT-003: the seed's security requirement ("any write operations must be
+// configured as Lua scripts ... so that Argo CD RBAC can be enforced when a
+// user invokes an action"), as Argo CD's RBAC documents it: running an
+// action is the permission action/<group>/<Kind>/<action> on applications.
+// The user is a local account with API tokens only (argocd.ActorAccount);
+// its policy is written by the check, so nothing but that policy decides.
+var extRBAC = Check{
+	ID:    "EXT-003",
+	Title: "an extension's action is refused to a user without the applications permission action/<group>/<Kind>/<action>, and runs for a user granted it",
+	Area:  Extensions, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleExtension},
+	Needs:          []dsl.Ability{dsl.AbilityExtensions},
+	NothingToJudge: withoutCases(func(k extension.Kind) int { return len(succeeding(k)) }, "the extension has no action test that expects its action to succeed (actions/action_test.yaml)"),
+	Test: func(ctx context.Context, s *Suite) {
+		ext := s.Extension()
+		installed(ctx, s, ext)
+		var cases []actionCase
+		for _, k := range ext.Kinds {
+			for i, tc := range succeeding(k) {
+				name := fmt.Sprintf("%s/actions/action_test.yaml, %s on %s", k.Dir, tc.Action, tc.InputPath)
+				cases = append(cases, actionCase{liveCase: startCase(ctx, s, ext, k, path.Join("actions", tc.InputPath), name), test: succeeding(k)[i]})
+			}
+		}
+		user := actor(ctx, s)
+		// A role of this spec, granted get on the applications only: enough
+		// to see them, not to run anything.
+		role := "role:" + dsl.UniqueName("cmpc-ext-rbac")
+		policy := []string{fmt.Sprintf("g, %s, %s", argocd.ActorAccount, role)}
+		for _, c := range cases {
+			policy = append(policy, fmt.Sprintf("p, %s, applications, get, */%s, allow", role, c.app))
+		}
+		user.grant(ctx, s, role, policy)
+		for _, c := range cases {
+			ginkgo.By("refused: " + c.name)
+			c.inTree(ctx, s, c.live(s))
+			err := c.call(ctx, user.apps)
+			gomega.Expect(err).To(gomega.HaveOccurred(), "%s: Argo CD ran %s for %s, which the check granted only get on the application, not %s",
+				c.name, c.test.Action, argocd.ActorAccount, c.permission())
+			gomega.Expect(status.Code(err)).To(gomega.Equal(codes.PermissionDenied), "%s: the action failed for %s, but not as refused (want PermissionDenied): %v",
+				c.name, argocd.ActorAccount, err)
+			observe("%s: refused to %s without %s: %s", c.name, argocd.ActorAccount, c.permission(), status.Convert(err).Message())
+		}
+		var grants []string
+		for _, c := range cases {
+			grants = append(grants, fmt.Sprintf("p, %s, applications, %s, */%s, allow", role, c.permission(), c.app))
+		}
+		user.grant(ctx, s, role, grants)
+		for _, c := range cases {
+			ginkgo.By("granted: " + c.name)
+			err := c.call(ctx, user.apps)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: %s, granted %s on the application, could not run it", c.name, argocd.ActorAccount, c.permission())
+			observe("%s: ran by %s with %s", c.name, argocd.ActorAccount, c.permission())
+		}
+	},
+}
+
+// succeeding are the kind's action tests that expect the action to run,
+// one per action.
+func succeeding(k extension.Kind) []extension.ActionTest {
+	var out []extension.ActionTest
+	for _, tc := range k.ActionTests {
+		if tc.ExpectedErrorMessage == "" && !slices.ContainsFunc(out, func(o extension.ActionTest) bool { return o.Action == tc.Action }) {
+			out = append(out, tc)
+		}
+	}
+	return out
+}
+
+// permission is what Argo CD's RBAC calls running the case's action.
+func (c actionCase) permission() string {
+	return fmt.Sprintf("action/%s/%s/%s", c.kind.Group, c.kind.Kind, c.test.Action)
+}
+
+// actingUser is argocd.ActorAccount with a token of this spec, and the
+// application API as its bearer.
+type actingUser struct {
+	apps applicationpkg.ApplicationServiceClient
+}
+
+// actor issues a token of argocd.ActorAccount (as admin, through the account
+// API) and opens the application API with it; both go when the spec ends.
+func actor(ctx context.Context, s *Suite) actingUser {
+	ginkgo.GinkgoHelper()
+	gomega.Expect(s.Env.Accounts).NotTo(gomega.BeNil(), "this environment gives no account API")
+	name, id := argocd.ActorAccount, dsl.UniqueName("cmpc")
+	tok, err := s.Env.Accounts.CreateToken(ctx, &accountpkg.CreateTokenRequest{Name: name, Id: id, ExpiresIn: 3600})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "issuing a token of account %s (argocd-cm accounts.%s: apiKey, set when Argo CD is installed)", name, name)
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		_, err := s.Env.Accounts.DeleteToken(ctx, &accountpkg.DeleteTokenRequest{Name: name, Id: id})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "deleting the token %s of account %s", id, name)
+	})
+	apps, conn, err := s.Env.AppsAs(tok.Token)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(conn.Close)
+	return actingUser{apps: apps}
+}
+
+// grant appends lines to argocd-rbac-cm's policy.csv (taken out again when
+// the spec ends) and waits until argocd-server enforces them: the same
+// update grants get on an application that does not exist, which Argo CD
+// answers NotFound only to a user allowed to get it (PermissionDenied to
+// the others, so as not to tell them it does not exist).
+func (u actingUser) grant(ctx context.Context, s *Suite, role string, lines []string) {
+	ginkgo.GinkgoHelper()
+	probe := dsl.UniqueName("cmpc-absent")
+	lines = append(slices.Clone(lines), fmt.Sprintf("p, %s, applications, get, default/%s, allow", role, probe))
+	edit := func(add bool) func(map[string]string) {
+		return func(data map[string]string) {
+			kept := slices.DeleteFunc(strings.Split(data["policy.csv"], "\n"), func(l string) bool { return slices.Contains(lines, l) })
+			if add {
+				kept = append(kept, lines...)
+			}
+			data["policy.csv"] = strings.TrimLeft(strings.Join(kept, "\n"), "\n")
+		}
+	}
+	updateRBAC(ctx, s.Env, edit(true), "granting "+role)
+	ginkgo.DeferCleanup(func(ctx context.Context) { updateRBAC(ctx, s.Env, edit(false), "revoking "+role) })
+	project := "default"
+	gomega.Eventually(ctx, func() error {
+		_, err := u.apps.Get(ctx, &applicationpkg.ApplicationQuery{Name: &probe, Projects: []string{project}})
+		switch status.Code(err) {
+		case codes.NotFound:
+			return nil
+		case codes.PermissionDenied, codes.Unauthenticated:
+			// The policy, or the token, not yet loaded by argocd-server.
+			return err
+		}
+		return gomega.StopTrying(fmt.Sprintf("getting the absent application %s as %s: %v (want NotFound once the policy is loaded)", probe, argocd.ActorAccount, err))
+	}).WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(),
+		"argocd-server did not enforce %s's new policy within %s", role, s.Env.Timeouts.Refresh)
+}
