@@ -75,7 +75,7 @@ CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance certify upgrade matrix upstream test unit source-check selftest selftest-upgrade selftest-certify example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs bench render-check
+.PHONY: all conformance certify upgrade matrix upstream test unit source-check selftest selftest-upgrade selftest-certify certify-extension example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs bench render-check
 
 all: build
 
@@ -188,7 +188,7 @@ docs:
 	    $(GO) test -count=1 -run TestHTMLInChromium ./reports; fi
 
 ## test: unit tests, then the end-to-end self-tests (every check against its broken witnesses).
-test: unit selftest selftest-upgrade selftest-certify examples upstream render-check
+test: unit selftest selftest-upgrade selftest-certify certify-extension examples upstream render-check
 
 # plugins/helm is its own module (built on the Helm SDK), plugins/helm/helm4
 # its Helm 4 build: both are tested here too.
@@ -212,6 +212,12 @@ selftest-upgrade: tools plugin-images
 # samples, and every PLUG check against the witnesses of profile plugin.
 selftest-certify: tools plugin-images
 	$(BIN) certify --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --image cmp-conformance/plain:dev --samples plugins/plain/certify.yaml --self-test --label-filter '$(LABEL_FILTER)' $(RUN_FLAGS)
+
+## certify-extension: the reference extension certified by the extension profile
+## (cmp-conformance certify --extension; EXT-*), as an extension author would.
+certify-extension: tools
+	$(BIN) certify --runtime embedded --output $(OUTPUT)/certify-extension --extension plugins/extension $(RUN_FLAGS)
+	$(BIN) report expect $(OUTPUT)/certify-extension/reports/latest --level Conformant
 
 ## example-images: the example plugins' images (examples/*/Dockerfile); the shell
 ## example's Debian base is made once with debootstrap (about a minute) and kept.

@@ -7,6 +7,16 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 )
 
+// NothingToJudge says why the binding's extension gives c nothing to judge
+// (Check.NothingToJudge), or "": known before anything runs, so a parallel
+// run does not expect a witness to record a check that cannot apply to it.
+func (b Binding) NothingToJudge(c Check) string {
+	if s, ok := b.Subjects[RoleExtension]; ok && s.Extension != nil && c.NothingToJudge != nil {
+		return c.NothingToJudge(s.Extension)
+	}
+	return ""
+}
+
 // notApplicable says why a check cannot run on this runtime with b's
 // plugins, or "": a plugin of a role it needs cannot run here (for AnyRole,
 // none can), or the runtime lacks an ability it needs.
@@ -16,10 +26,8 @@ func notApplicable(env *dsl.Env, b Binding, c Check) string {
 			return fmt.Sprintf("the %s plugin %s cannot run here: %s", role, s.Plugin.FullName(), s.Unavailable)
 		}
 	}
-	if s, ok := b.Subjects[RoleExtension]; ok && s.Extension != nil && c.NothingToJudge != nil {
-		if why := c.NothingToJudge(s.Extension); why != "" {
-			return why
-		}
+	if why := b.NothingToJudge(c); why != "" {
+		return why
 	}
 	var why []string
 	for _, role := range c.AnyRole {

@@ -122,15 +122,27 @@ func startHealthCase(ctx context.Context, s *Suite, ext *extension.Extension, k 
 // application of its own (a plain folder: no plugin), and syncs it.
 func startCase(ctx context.Context, s *Suite, ext *extension.Extension, k extension.Kind, rel, name string) liveCase {
 	ginkgo.GinkgoHelper()
-	lc := liveCase{name: name, kind: k}
+	return startObjectCase(ctx, s, k, caseObject(ext, k, rel, name), name)
+}
+
+// caseObject reads the object at rel in the kind's folder.
+func caseObject(ext *extension.Extension, k extension.Kind, rel, name string) *unstructured.Unstructured {
+	ginkgo.GinkgoHelper()
 	root, err := os.OpenRoot(ext.Dir)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	defer root.Close()
 	data, err := root.ReadFile(path.Join(k.Dir, rel))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	lc.obj = &unstructured.Unstructured{}
-	gomega.Expect(yaml.Unmarshal(data, &lc.obj.Object)).To(gomega.Succeed(), "%s: not an object", name)
-	gomega.Expect(lc.obj.GetKind()).To(gomega.Equal(k.Kind), "%s: the object is a %s", name, lc.obj.GetKind())
+	obj := &unstructured.Unstructured{}
+	gomega.Expect(yaml.Unmarshal(data, &obj.Object)).To(gomega.Succeed(), "%s: not an object", name)
+	gomega.Expect(obj.GetKind()).To(gomega.Equal(k.Kind), "%s: the object is a %s", name, obj.GetKind())
+	return obj
+}
+
+// startObjectCase puts obj in an application of its own and syncs it.
+func startObjectCase(ctx context.Context, s *Suite, k extension.Kind, obj *unstructured.Unstructured, name string) liveCase {
+	ginkgo.GinkgoHelper()
+	lc := liveCase{name: name, kind: k, obj: obj}
 	out, err := yaml.Marshal(normalised(lc.obj).Object)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	given := s.Given(ctx).NamePrefix("ext-"+strings.ToLower(k.Kind)).Source(fstest.MapFS{"object/object.yaml": {Data: out}}, "object")

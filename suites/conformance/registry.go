@@ -22,7 +22,7 @@ func All() []Check {
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
 		// Extensions: resource customizations of argocd-cm, judged live.
-		extHealth, extActions, extRBAC,
+		extHealth, extActions, extRBAC, extNewObject, extHostile,
 		// The plugin profile (certify): judged on the subject's own samples.
 		plugConfigRead, plugSamplesSync, plugExpectedOutput, plugStable, plugDiscovers, plugHostile, plugFailing, plugNotForeign, plugTimeBudget, plugAnnouncements, plugNoLeftovers, plugParameterReaches, plugCredentialsKept, plugValuesIntact,
 	}

@@ -55,10 +55,11 @@ func Units(bindings []conformance.Binding, checks []conformance.Check, selected 
 				continue
 			}
 			switch {
-			case b.Witness && selected(c.Labels()):
+			case b.Witness && selected(c.Labels()) && b.NothingToJudge(c) == "":
 				whole.Weight += weight(b.Name, c)
 			case b.Witness:
-				// An unselected witness check records nothing.
+				// An unselected witness check records nothing, nor one
+				// its extension gives nothing to judge (not applicable).
 			case selected(c.Labels()):
 				out = append(out, Unit{Binding: b.Name, Check: c.ID, Weight: weight(b.Name, c)})
 			default:

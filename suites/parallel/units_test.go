@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -111,6 +112,25 @@ func TestUnitsWitnessesWholeAndPastDurations(t *testing.T) {
 		if u.Binding == "broken/x" || u.Weight != 0 {
 			t.Errorf("with no selected check: %+v", u)
 		}
+	}
+}
+
+// A witness extension that gives the selected checks nothing to judge (no
+// action tests for EXT-002) is no unit: it would record nothing, and a
+// share that records nothing for a unit fails the run.
+func TestUnitsSkipWhatAWitnessCannotBeJudgedOn(t *testing.T) {
+	ext, err := extension.Load(filepath.Join("..", "..", "plugins", "broken", "extension-wrong-condition"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	witness := conformance.Binding{Name: "broken/healthy-only", Witness: true,
+		Subjects: map[conformance.Role]conformance.Subject{conformance.RoleExtension: {Role: conformance.RoleExtension, Extension: ext}}}
+	only := func(id string) func([]string) bool { return func(l []string) bool { return slices.Contains(l, id) } }
+	if got := Units([]conformance.Binding{witness}, conformance.All(), only("EXT-002"), nil); len(got) != 0 {
+		t.Errorf("units %+v, want none: the witness has no action test", got)
+	}
+	if got := Units([]conformance.Binding{witness}, conformance.All(), only("EXT-001"), nil); len(got) != 1 || got[0].Weight == 0 {
+		t.Errorf("units %+v, want the witness whole: it has health tests", got)
 	}
 }
 

@@ -1,0 +1,274 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
+)
+
+// EXT-004: every object of a kind starts without a status (its operator
+// writes one later), whatever the author's tests cover. A health script
+// that raises on it leaves the resource without health and the whole
+// application with a ComparisonError until the operator catches up.
+var extNewObject = Check{
+	ID:    "EXT-004",
+	Title: "an extension's health script gives a health status to an object of its kind whose operator has written no status yet",
+	Area:  Extensions, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleExtension},
+	Needs:          []dsl.Ability{dsl.AbilityExtensions},
+	NothingToJudge: withoutCases(func(k extension.Kind) int { return len(k.HealthTests) }, "the extension has no health test (health_test.yaml beside a health.lua) whose object the check could start from"),
+	Test: func(ctx context.Context, s *Suite) {
+		ext := s.Extension()
+		installed(ctx, s, ext)
+		var cases []liveCase
+		for _, k := range ext.Kinds {
+			if len(k.HealthTests) == 0 {
+				continue
+			}
+			obj := caseObject(ext, k, k.HealthTests[0].InputPath, k.Dir)
+			unstructured.RemoveNestedField(obj.Object, "status")
+			cases = append(cases, startObjectCase(ctx, s, k, obj, fmt.Sprintf("%s, %s without its status", k.Dir, k.HealthTests[0].InputPath)))
+		}
+		for _, c := range cases {
+			ginkgo.By("health of a new object: " + c.name)
+			h, scriptErr := c.healthOrError(ctx, s, c.live(s))
+			gomega.Expect(scriptErr).To(gomega.BeEmpty(), "%s: the health script failed on it (Argo CD shows %s %q and the application's error): %s", c.name, h.Status, h.Message, scriptErr)
+			gomega.Expect(healthStatuses).To(gomega.ContainElement(string(h.Status)), "%s: the script gives the status %q, which is none of Argo CD's (%s)",
+				c.name, h.Status, strings.Join(healthStatuses, ", "))
+			observe("%s: %s %q", c.name, h.Status, h.Message)
+		}
+	},
+}
+
+// healthStatuses are the statuses Argo CD's health model has.
+var healthStatuses = []string{"Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown"}
+
+// EXT-005: Argo CD stops a health script after one second (util/lua's
+// context), and a script stopped so gives no health at all: what an
+// operator's status can hold (long messages, types the CRD does not pin
+// down) must not run it that long. A script may raise on a status it
+// cannot read; Argo CD then shows the error (ComparisonError), which
+// says what is wrong, unlike a timeout.
+var extHostile = Check{
+	ID:    "EXT-005",
+	Title: "an extension's health script ends within Argo CD's one-second bound on statuses it does not expect: long free text, a status of the wrong type, lists that are not lists",
+	Area:  Extensions, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleExtension},
+	Needs:          []dsl.Ability{dsl.AbilityExtensions},
+	NothingToJudge: withoutCases(func(k extension.Kind) int { return len(k.HealthTests) }, "the extension has no health test (health_test.yaml beside a health.lua) whose object the check could start from"),
+	Test: func(ctx context.Context, s *Suite) {
+		ext := s.Extension()
+		installed(ctx, s, ext)
+		var cases []liveCase
+		for _, k := range ext.Kinds {
+			if len(k.HealthTests) == 0 {
+				continue
+			}
+			// The first test whose object has a status: its shape is the
+			// operator's.
+			base := caseObject(ext, k, k.HealthTests[0].InputPath, k.Dir)
+			for _, tc := range k.HealthTests {
+				if o := caseObject(ext, k, tc.InputPath, k.Dir); o.Object["status"] != nil {
+					base = o
+					break
+				}
+			}
+			for _, v := range hostileVariants(base) {
+				// Applied without its status, written after as the operator
+				// would: kubectl's last-applied annotation would hold a long
+				// status too, and annotations are limited to 256 KiB.
+				bare := v.obj.DeepCopy()
+				unstructured.RemoveNestedField(bare.Object, "status")
+				c := startObjectCase(ctx, s, k, bare, fmt.Sprintf("%s, %s", k.Dir, v.what))
+				c.obj = v.obj
+				cases = append(cases, c)
+			}
+		}
+		for _, c := range cases {
+			ginkgo.By("hostile status: " + c.name)
+			version, refused := c.liveUnlessRefused(ctx, s)
+			if refused != "" {
+				observe("%s: not judged, the API server refuses it: %s", c.name, refused)
+				continue
+			}
+			h := c.health(ctx, s, version)
+			// gopher-lua's error when Argo CD's context ends the script.
+			gomega.Expect(h.Message).NotTo(gomega.ContainSubstring("deadline exceeded"), "%s: the health script ran past Argo CD's one-second bound (Argo CD shows %s: %s)", c.name, h.Status, clip(h.Message))
+			observe("%s: %s %q", c.name, h.Status, clip(h.Message))
+		}
+	},
+}
+
+// variant is a hostile copy of a test's object.
+type variant struct {
+	what string
+	obj  *unstructured.Unstructured
+}
+
+// hugeText is what free text of a hostile status grows to, in all: well
+// within an object's size limit, long enough that a script that walks it
+// more than once per character overruns.
+const hugeText = 256 << 10
+
+// hostileVariants are copies of base with a status its script may not
+// expect: its free text (string values with a space: messages, not enum
+// values such as "True") grown to hugeText, the status a string, and its
+// lists numbers. A variant that would change nothing is left out.
+func hostileVariants(base *unstructured.Unstructured) []variant {
+	status, _ := base.Object["status"].(map[string]any)
+	with := func(what string, st any) variant {
+		obj := base.DeepCopy()
+		obj.Object["status"] = st
+		return variant{what: what, obj: obj}
+	}
+	var out []variant
+	if n := countText(status); n > 0 {
+		long := strings.Repeat("x", max(hugeText/n, 4096))
+		out = append(out, with(fmt.Sprintf("its status's free text grown to %d bytes", len(long)*n), rewrite(status, func(v any) (any, bool) {
+			if s, ok := v.(string); ok && strings.Contains(s, " ") {
+				return s + " " + long, true
+			}
+			return nil, false
+		})))
+	}
+	out = append(out, with("its status a string", "hostile"))
+	if lists := rewrite(status, func(v any) (any, bool) {
+		if _, ok := v.([]any); ok {
+			return int64(42), true
+		}
+		return nil, false
+	}); status != nil && !reflect.DeepEqual(lists, any(status)) {
+		out = append(out, with("its status's lists numbers", lists))
+	}
+	return out
+}
+
+// countText counts the free-text strings in v.
+func countText(v any) int {
+	n := 0
+	rewrite(v, func(x any) (any, bool) {
+		if s, ok := x.(string); ok && strings.Contains(s, " ") {
+			n++
+		}
+		return nil, false
+	})
+	return n
+}
+
+// rewrite is a copy of v where f replaces what it returns true for (not
+// descending into a replaced value).
+func rewrite(v any, f func(any) (any, bool)) any {
+	if r, ok := f(v); ok {
+		return r
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = rewrite(x, f)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = rewrite(x, f)
+		}
+		return out
+	}
+	return v
+}
+
+// liveUnlessRefused is live for an object the API server may refuse (a
+// status its CRD's schema rules out): it returns the object's version once
+// synced and its status written, or why it was refused.
+func (lc liveCase) liveUnlessRefused(ctx context.Context, s *Suite) (version, refused string) {
+	ginkgo.GinkgoHelper()
+	lc.synced.ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationFinished())
+	app, err := lc.synced.App()
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	if op := app.Status.OperationState; op != nil && op.Phase != "Succeeded" {
+		return "", fmt.Sprintf("the sync ended %s: %s", op.Phase, op.Message)
+	}
+	live, err := lc.synced.Live(lc.obj.GetAPIVersion(), lc.obj.GetKind(), lc.obj.GetName())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: the synced object", lc.name)
+	if status, ok := lc.obj.Object["status"]; ok && !reflect.DeepEqual(live.Object["status"], status) {
+		written, err := lc.synced.WriteStatus(live, status)
+		if err != nil {
+			return "", "writing the status: " + err.Error()
+		}
+		live = written
+	}
+	return live.GetResourceVersion(), ""
+}
+
+// health waits until the application's resource tree shows the case's
+// object at version with a health. A script that fails, or that Argo CD
+// stops, gives Unknown with the error as its message.
+func (lc liveCase) health(ctx context.Context, s *Suite, version string) *v1alpha1.HealthStatus {
+	ginkgo.GinkgoHelper()
+	h, _ := lc.watchHealth(ctx, s, version, false)
+	return h
+}
+
+// healthOrError is health and, when it is Unknown, the application's error
+// of it ("" for none): what tells a script that failed (Argo CD shows its
+// error as the message and sets a ComparisonError) from one that answered
+// Unknown. The condition is written after the tree, so an Unknown is judged
+// once a reconcile has ended after it was seen.
+func (lc liveCase) healthOrError(ctx context.Context, s *Suite, version string) (*v1alpha1.HealthStatus, string) {
+	ginkgo.GinkgoHelper()
+	return lc.watchHealth(ctx, s, version, true)
+}
+
+func (lc liveCase) watchHealth(ctx context.Context, s *Suite, version string, withError bool) (*v1alpha1.HealthStatus, string) {
+	ginkgo.GinkgoHelper()
+	app := lc.app
+	var health *v1alpha1.HealthStatus
+	var scriptErr string
+	var unknownSince *time.Time
+	gomega.Eventually(ctx, func() error {
+		normal := string(v1alpha1.RefreshTypeNormal)
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		a, err := s.Env.Apps.Get(rctx, &applicationpkg.ApplicationQuery{Name: &app, Refresh: &normal})
+		cancel()
+		if err != nil {
+			return err
+		}
+		n, err := lc.node(ctx, s, version)
+		if err != nil {
+			return err
+		}
+		if n.Health == nil {
+			return fmt.Errorf("%s: the resource tree shows no health for %s %s", lc.name, lc.kind.Kind, lc.obj.GetName())
+		}
+		health = n.Health
+		if !withError || health.Status != "Unknown" {
+			return nil
+		}
+		if i := slices.IndexFunc(a.Status.Conditions, func(c v1alpha1.ApplicationCondition) bool {
+			return c.Type == v1alpha1.ApplicationConditionComparisonError && strings.Contains(c.Message, "health")
+		}); i >= 0 {
+			scriptErr = a.Status.Conditions[i].Message
+			return nil
+		}
+		switch reconciled := a.Status.ReconciledAt; {
+		case unknownSince == nil:
+			now := time.Now()
+			unknownSince = &now
+		case reconciled != nil && reconciled.After(unknownSince.Add(time.Second)):
+			return nil // a reconcile ended since, and set no error
+		}
+		return fmt.Errorf("%s: the resource tree shows Unknown; waiting for the reconcile that says whether the script failed", lc.name)
+	}).WithTimeout(s.Env.Timeouts.Refresh).WithPolling(time.Second).Should(gomega.Succeed())
+	return health, scriptErr
+}
