@@ -45,6 +45,9 @@ UPGRADE_PATHS ?= previous oldest legacy rollback
 SELFTEST_UPGRADE_PATHS ?= legacy rollback
 # Empty: the matrix's versions beside the newest, as the module proxy lists them.
 MATRIX_VERSIONS ?=
+# certify-extension-matrix: the extension folder, and the versions (default: the matrix).
+EXTENSION ?= plugins/extension
+EXTENSION_VERSIONS ?=
 MATRIX_UPGRADE_PATHS ?= previous oldest
 
 # The reference plugins that ship as images (plugins/<folder>/Dockerfile) run
@@ -75,7 +78,7 @@ CERTIFY_SAMPLES ?= plugins/plain/certify.yaml
 
 export ARGOCD_VERSION
 
-.PHONY: all conformance certify upgrade matrix upstream test unit source-check selftest selftest-upgrade selftest-certify certify-extension example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs bench render-check
+.PHONY: all conformance certify upgrade matrix upstream test unit source-check selftest selftest-upgrade selftest-certify certify-extension certify-extension-matrix example-images examples tools tools-system test-deps plugin-images kind-node kind-target env-up env-down lint build clean help docs bench render-check
 
 all: build
 
@@ -218,6 +221,18 @@ selftest-certify: tools plugin-images
 certify-extension: tools
 	$(BIN) certify --runtime embedded --output $(OUTPUT)/certify-extension --extension plugins/extension $(RUN_FLAGS)
 	$(BIN) report expect $(OUTPUT)/certify-extension/reports/latest --level Conformant
+
+## certify-extension-matrix: EXTENSION certified on every Argo CD version of the matrix
+## (EXTENSION_VERSIONS, else `tools matrix`: each version's own binaries judge it),
+## one report per version joined into one (report merge) that lists where they differ.
+certify-extension-matrix: tools-system build
+	@versions="$(EXTENSION_VERSIONS)"; [ -n "$$versions" ] || versions="$$($(BIN) tools matrix | awk 'NF==2 || NF==3 {print $$NF}' | grep '^v' | tr '\n' ' ')"; \
+	out=$(OUTPUT)/extension-matrix; rm -rf $$out; cells=""; failed=""; for v in $$versions; do \
+	  echo "== $(EXTENSION) on Argo CD $$v"; \
+	  $(BIN) certify --runtime embedded --argocd-version $$v --output $$out/$$v --extension $(EXTENSION) $(RUN_FLAGS) || failed="$$failed $$v"; \
+	  cells="$$cells $$v=$$out/$$v/reports/latest"; \
+	done; $(BIN) report merge $$cells --output $$out/merged; \
+	if [ -n "$$failed" ]; then echo "not Conformant on:$$failed"; exit 1; fi
 
 ## example-images: the example plugins' images (examples/*/Dockerfile); the shell
 ## example's Debian base is made once with debootstrap (about a minute) and kept.

@@ -222,12 +222,30 @@ func MatrixSummary(m *Matrix) string {
 		b.WriteString(" " + cell(c.Name) + " |")
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(m.Cells)) + "\n")
+	var differs []string
 	for _, row := range m.rows() {
 		b.WriteString("| " + row.ID + " |")
 		for _, s := range row.States {
 			b.WriteString(" " + s + " |")
 		}
 		b.WriteString("\n")
+		if slices.ContainsFunc(row.States, func(s string) bool { return s != row.States[0] }) {
+			var by []string
+			for i, s := range row.States {
+				by = append(by, s+" on "+m.Cells[i].Name)
+			}
+			differs = append(differs, fmt.Sprintf("%s: %s", row.ID, strings.Join(by, ", ")))
+		}
+	}
+	if len(m.Cells) > 1 {
+		if len(differs) == 0 {
+			b.WriteString("\nEvery check has the same state in every cell.\n")
+		} else {
+			b.WriteString("\nWhere the cells differ:\n\n")
+			for _, d := range differs {
+				b.WriteString("- " + d + "\n")
+			}
+		}
 	}
 	for _, c := range m.Cells {
 		if why := Reasons(c.Report); len(why) > 0 {

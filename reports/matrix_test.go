@@ -42,7 +42,8 @@ func TestMergeJoinsCellsAndDiffsThem(t *testing.T) {
 		t.Errorf("a partial and a failed cell: %v, exit %d, want failed, exit 1", err, mixed.ExitCode())
 	}
 	summary := MatrixSummary(m)
-	for _, want := range []string{"| Check | v3.6.0/embedded | v3.6.1/embedded |", "| GEN-001 | passed | failed |", "### v3.6.1/embedded"} {
+	for _, want := range []string{"| Check | v3.6.0/embedded | v3.6.1/embedded |", "| GEN-001 | passed | failed |", "### v3.6.1/embedded",
+		"Where the cells differ:\n\n- GEN-001: passed on v3.6.0/embedded, failed on v3.6.1/embedded"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the matrix view lacks %q:\n%s", want, summary)
 		}
