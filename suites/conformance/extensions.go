@@ -32,9 +32,8 @@ var extHealth = Check{
 	ID:    "EXT-001",
 	Title: "each health test of an extension gives its status and message for the live object, as the application's resource tree shows it",
 	Area:  Extensions, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleExtension},
-	Needs: []dsl.Ability{dsl.AbilityExtensions},
-	NothingToJudge: withoutCases(func(k extension.Kind) int { return len(k.HealthTests) },
-		"the extension has no health test (health_test.yaml beside a health.lua)"),
+	Needs:          []dsl.Ability{dsl.AbilityExtensions},
+	NothingToJudge: withoutHealthTests,
 	// The per-kind keys (resource.customizations.health.<group_Kind>) are
 	// 2.1's (#6909); a script missed for an object created after it was
 	// configured is #3744 (open).
@@ -53,6 +52,11 @@ var extHealth = Check{
 		}
 	},
 }
+
+// withoutHealthTests: EXT-001, EXT-004 and EXT-005 start from the objects
+// of the health tests.
+var withoutHealthTests = withoutCases(func(k extension.Kind) int { return len(k.HealthTests) },
+	"the extension has no health test (health_test.yaml beside a health.lua)")
 
 // withoutCases is a Check.NothingToJudge: why, when no kind of the
 // extension has a case (cases counts a kind's).

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
-	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 )
 
 // EXT-004: every object of a kind starts without a status (its operator
@@ -27,7 +26,7 @@ var extNewObject = Check{
 	Title: "an extension's health script gives a health status to an object of its kind whose operator has written no status yet",
 	Area:  Extensions, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleExtension},
 	Needs:          []dsl.Ability{dsl.AbilityExtensions},
-	NothingToJudge: withoutCases(func(k extension.Kind) int { return len(k.HealthTests) }, "the extension has no health test (health_test.yaml beside a health.lua) whose object the check could start from"),
+	NothingToJudge: withoutHealthTests,
 	Test: func(ctx context.Context, s *Suite) {
 		ext := s.Extension()
 		installed(ctx, s, ext)
@@ -65,7 +64,7 @@ var extHostile = Check{
 	Title: "an extension's health script ends within Argo CD's one-second bound on statuses it does not expect: long free text, a status of the wrong type, lists that are not lists",
 	Area:  Extensions, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleExtension},
 	Needs:          []dsl.Ability{dsl.AbilityExtensions},
-	NothingToJudge: withoutCases(func(k extension.Kind) int { return len(k.HealthTests) }, "the extension has no health test (health_test.yaml beside a health.lua) whose object the check could start from"),
+	NothingToJudge: withoutHealthTests,
 	Test: func(ctx context.Context, s *Suite) {
 		ext := s.Extension()
 		installed(ctx, s, ext)
