@@ -250,6 +250,9 @@ examples: tools example-images
 	$(BIN) report expect examples/shell-plugin/_output/reports/latest --level Conformant
 	cd examples/go-plugin && { $(EXAMPLE_TEST) . -ginkgo.no-color || test $$? = 1; }
 	$(BIN) report expect examples/go-plugin/_output/reports/latest --level 'Not Conformant' --failed PLUG-004
+	rm -rf examples/extension/_output/reports
+	cd examples/extension && { $(EXAMPLE_TEST) . -ginkgo.no-color || test $$? = 1; }
+	$(BIN) report expect examples/extension/_output/reports/latest --level 'Not Conformant' --failed EXT-004
 
 ## upstream: certify Argo CD's own e2e plugins (test/e2e/testdata/cmp-* of the version's
 ## module; plugins/upstream/corpus.yaml) as their authors would ship them (a Debian image),

@@ -57,5 +57,10 @@ func runtimeLimited(cfg Config, b Binding, c Check) bool {
 	if ok, err := c.AppliesTo(env.ArgoCDVersion); err != nil || !ok {
 		return false
 	}
+	// An extension without tests of what a check judges is no gap of the
+	// runtime: the check does not apply to it, anywhere.
+	if b.NothingToJudge(c) != "" {
+		return false
+	}
 	return notApplicable(env, b, c) != ""
 }

@@ -73,4 +73,14 @@ func TestExtensionNothingToJudge(t *testing.T) {
 	if got := notApplicable(kind, b, extHealth); !strings.Contains(got, "not yet") {
 		t.Errorf("EXT-001 where extensions cannot be installed: %q, want it not to apply", got)
 	}
+	// Nothing to judge is no limit of the runtime: a certification of an
+	// extension of health checks only is not held back by EXT-002.
+	cfg := Config{Env: func() *dsl.Env { return dsl.NewEnv(dsl.Env{ArgoCDVersion: "v3.6.1"}) }}
+	if runtimeLimited(cfg, b, extActions) {
+		t.Error("EXT-002 on an extension without actions counts as runtime-limited: its certification would be Not Certified")
+	}
+	cfg.Env = func() *dsl.Env { return dsl.NewEnv(dsl.Env{ArgoCDVersion: "v3.6.1", Cannot: map[dsl.Ability]string{dsl.AbilityExtensions: "not yet"}}) }
+	if !runtimeLimited(cfg, b, extHealth) {
+		t.Error("EXT-001 where extensions cannot be installed: want runtime-limited")
+	}
 }

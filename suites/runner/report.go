@@ -63,7 +63,11 @@ func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 				for _, k := range e.Kinds {
 					kinds = append(kinds, k.Dir)
 				}
-				rep.Subject.Extensions = append(rep.Subject.Extensions, v1alpha1.Extension{Name: filepath.Base(e.Dir), Dir: e.Dir, Kinds: kinds, SHA256: sum})
+				name := filepath.Base(e.Dir)
+				if abs, err := filepath.Abs(e.Dir); err == nil {
+					name = filepath.Base(abs) // "." names the folder it is
+				}
+				rep.Subject.Extensions = append(rep.Subject.Extensions, v1alpha1.Extension{Name: name, Dir: e.Dir, Kinds: kinds, SHA256: sum})
 				continue
 			}
 			p := s.Plugin
