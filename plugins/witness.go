@@ -230,7 +230,7 @@ func argoCDSettings(field string, m map[string]string) ([]string, error) {
 }
 
 // rbacKey is a key of argocd-rbac-cm that Argo CD reads.
-var rbacKey = regexp.MustCompile(`^(policy\.default|policy\.matchMode|scopes|policy(\.[A-Za-z0-9_-]+)?\.csv)$`)
+var rbacKey = regexp.MustCompile(`^(policy\.default|policy\.matchMode|scopes|policy(\.[A-Za-z0-9_.-]+)?\.csv)$`)
 
 // rbacSettings validates rbac: keys Argo CD reads from argocd-rbac-cm.
 func (w Witness) rbacSettings() (map[string]string, error) {

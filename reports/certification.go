@@ -112,6 +112,19 @@ func certification(r *v1alpha1.ConformanceReport) *v1alpha1.Certification {
 	if len(c.Passed) > 0 {
 		c.Badge += "; features that passed: " + strings.Join(c.Passed, ", ")
 	}
+	if r.Profile == ProfileExtension {
+		// What an extension gives a check nothing to judge with (no action
+		// tests) is no gap of the run, but the badge says it was not judged.
+		var na []string
+		for _, res := range r.Results {
+			if res.State == v1alpha1.StateNotApplicable && !res.RuntimeLimited && res.Level != v1alpha1.LevelProvisional {
+				na = append(na, res.ID)
+			}
+		}
+		if len(na) > 0 {
+			c.Badge += "; not applicable (nothing of the extension to judge): " + strings.Join(slices.Compact(na), ", ")
+		}
+	}
 	if len(c.NotRun) > 0 {
 		ids := make([]string, len(c.NotRun))
 		for i, n := range c.NotRun {

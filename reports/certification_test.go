@@ -61,6 +61,13 @@ func TestCertificationLevels(t *testing.T) {
 		if c == nil || c.Level != v1alpha1.LevelNotConformant || c.Subject != "extension mine (example.com/Thing)" || !strings.Contains(c.Badge, "extension profile") {
 			t.Errorf("certification %+v, want Not Conformant of extension mine, badge of the extension profile", c)
 		}
+		// A check the extension gives nothing to judge does not hold the
+		// level back, and the badge says it was not judged.
+		r.Results = []v1alpha1.Result{res("EXT-001", v1alpha1.StatePassed), res("EXT-002", v1alpha1.StateNotApplicable)}
+		Finalize(r)
+		if c := r.Certification; c.Level != v1alpha1.LevelConformant || !strings.Contains(c.Badge, "not applicable (nothing of the extension to judge): EXT-002") {
+			t.Errorf("with EXT-002 not applicable: %s, badge %q", c.Level, c.Badge)
+		}
 	})
 	t.Run("nothing ran", func(t *testing.T) {
 		r := &v1alpha1.ConformanceReport{Profile: ProfilePlugin}

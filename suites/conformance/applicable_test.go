@@ -79,7 +79,9 @@ func TestExtensionNothingToJudge(t *testing.T) {
 	if runtimeLimited(cfg, b, extActions) {
 		t.Error("EXT-002 on an extension without actions counts as runtime-limited: its certification would be Not Certified")
 	}
-	cfg.Env = func() *dsl.Env { return dsl.NewEnv(dsl.Env{ArgoCDVersion: "v3.6.1", Cannot: map[dsl.Ability]string{dsl.AbilityExtensions: "not yet"}}) }
+	cfg.Env = func() *dsl.Env {
+		return dsl.NewEnv(dsl.Env{ArgoCDVersion: "v3.6.1", Cannot: map[dsl.Ability]string{dsl.AbilityExtensions: "not yet"}})
+	}
 	if !runtimeLimited(cfg, b, extHealth) {
 		t.Error("EXT-001 where extensions cannot be installed: want runtime-limited")
 	}

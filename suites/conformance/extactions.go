@@ -115,8 +115,19 @@ func (c actionCase) inTree(ctx context.Context, s *Suite, version string) {
 // call runs the test's action, with its parameters, through apps (the
 // admin's API, or another user's).
 func (c actionCase) call(ctx context.Context, apps applicationpkg.ApplicationServiceClient) error {
+	return c.callIn(ctx, apps, "")
+}
+
+// callIn is call naming the application's project ("": none), which makes
+// Argo CD enforce RBAC before it looks the application up.
+func (c actionCase) callIn(ctx context.Context, apps applicationpkg.ApplicationServiceClient, project string) error {
 	r, action := c.resource(), c.test.Action
 	req := &applicationpkg.ResourceActionRunRequestV2{Name: r.Name, Namespace: r.Namespace, ResourceName: r.ResourceName, Group: r.Group, Version: r.Version, Kind: r.Kind, Action: &action}
+	var proj *string
+	if project != "" {
+		proj = &project
+	}
+	req.Project = proj
 	for _, k := range slices.Sorted(maps.Keys(c.test.Parameters)) {
 		name, value := k, c.test.Parameters[k]
 		req.ResourceActionParameters = append(req.ResourceActionParameters, &applicationpkg.ResourceActionParameters{Name: &name, Value: &value})
@@ -125,7 +136,7 @@ func (c actionCase) call(ctx context.Context, apps applicationpkg.ApplicationSer
 	if status.Code(err) == codes.Unimplemented && len(req.ResourceActionParameters) == 0 {
 		// Before the V2 call (parameters), the first one.
 		_, err = apps.RunResourceAction(ctx, &applicationpkg.ResourceActionRunRequest{Name: r.Name, Namespace: r.Namespace, //nolint:staticcheck // the only call older versions have
-			ResourceName: r.ResourceName, Group: r.Group, Version: r.Version, Kind: r.Kind, Action: &action})
+			ResourceName: r.ResourceName, Group: r.Group, Version: r.Version, Kind: r.Kind, Action: &action, Project: proj})
 	}
 	return err
 }

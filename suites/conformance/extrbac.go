@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/gomega"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
@@ -49,7 +50,7 @@ var extRBAC = Check{
 		for _, c := range cases {
 			policy = append(policy, fmt.Sprintf("p, %s, applications, get, */%s, allow", role, c.app))
 		}
-		user.grant(ctx, s, role, policy)
+		user.grant(ctx, s, role, cases[0].kind, policy)
 		for _, c := range cases {
 			ginkgo.By("refused: " + c.name)
 			c.inTree(ctx, s, c.live(s))
@@ -64,7 +65,7 @@ var extRBAC = Check{
 		for _, c := range cases {
 			grants = append(grants, fmt.Sprintf("p, %s, applications, %s, */%s, allow", role, c.permission(), c.app))
 		}
-		user.grant(ctx, s, role, grants)
+		user.grant(ctx, s, role, cases[0].kind, grants)
 		for _, c := range cases {
 			ginkgo.By("granted: " + c.name)
 			err := c.call(ctx, user.apps)
@@ -106,8 +107,10 @@ func actor(ctx context.Context, s *Suite) actingUser {
 	tok, err := s.Env.Accounts.CreateToken(ctx, &accountpkg.CreateTokenRequest{Name: name, Id: id, ExpiresIn: 3600})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "issuing a token of account %s (argocd-cm accounts.%s: apiKey, set when Argo CD is installed)", name, name)
 	ginkgo.DeferCleanup(func(ctx context.Context) {
-		_, err := s.Env.Accounts.DeleteToken(ctx, &accountpkg.DeleteTokenRequest{Name: name, Id: id})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "deleting the token %s of account %s", id, name)
+		// Tidying up, not a verdict: the token expires within the hour.
+		if _, err := s.Env.Accounts.DeleteToken(ctx, &accountpkg.DeleteTokenRequest{Name: name, Id: id}); err != nil {
+			observe("cleanup: deleting the token %s of account %s: %v", id, name, err)
+		}
 	})
 	apps, conn, err := s.Env.AppsAs(tok.Token)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -116,14 +119,17 @@ func actor(ctx context.Context, s *Suite) actingUser {
 }
 
 // grant appends lines to argocd-rbac-cm's policy.csv (taken out again when
-// the spec ends) and waits until argocd-server enforces them: the same
-// update grants get on an application that does not exist, which Argo CD
-// answers NotFound only to a user allowed to get it (PermissionDenied to
-// the others, so as not to tell them it does not exist).
-func (u actingUser) grant(ctx context.Context, s *Suite, role string, lines []string) {
+// the spec ends) and waits until argocd-server enforces them. The same
+// update grants a probe: an action of the kind, on an application that
+// does not exist. Argo CD answers it NotFound only to a user allowed to run
+// it (PermissionDenied to the others, so as not to tell them the
+// application does not exist), and no built-in role but admin grants
+// actions, so a NotFound says this update is loaded even where the policy
+// already lets every user get every application (role:readonly).
+func (u actingUser) grant(ctx context.Context, s *Suite, role string, k extension.Kind, lines []string) {
 	ginkgo.GinkgoHelper()
-	probe := dsl.UniqueName("cmpc-absent")
-	lines = append(slices.Clone(lines), fmt.Sprintf("p, %s, applications, get, default/%s, allow", role, probe))
+	absent, action := dsl.UniqueName("cmpc-absent"), dsl.UniqueName("cmpc-probe")
+	lines = append(slices.Clone(lines), fmt.Sprintf("p, %s, applications, action/%s/%s/%s, default/%s, allow", role, k.Group, k.Kind, action, absent))
 	edit := func(add bool) func(map[string]string) {
 		return func(data map[string]string) {
 			kept := slices.DeleteFunc(strings.Split(data["policy.csv"], "\n"), func(l string) bool { return slices.Contains(lines, l) })
@@ -133,19 +139,29 @@ func (u actingUser) grant(ctx context.Context, s *Suite, role string, lines []st
 			data["policy.csv"] = strings.TrimLeft(strings.Join(kept, "\n"), "\n")
 		}
 	}
-	updateRBAC(ctx, s.Env, edit(true), "granting "+role)
-	ginkgo.DeferCleanup(func(ctx context.Context) { updateRBAC(ctx, s.Env, edit(false), "revoking "+role) })
-	project := "default"
-	gomega.Eventually(ctx, func() error {
-		_, err := u.apps.Get(ctx, &applicationpkg.ApplicationQuery{Name: &probe, Projects: []string{project}})
-		switch status.Code(err) {
-		case codes.NotFound:
-			return nil
-		case codes.PermissionDenied, codes.Unauthenticated:
-			// The policy, or the token, not yet loaded by argocd-server.
-			return err
+	gomega.Expect(updateRBAC(ctx, s.Env, edit(true))).To(gomega.Succeed(), "granting %s in %s", role, RBACConfigMap)
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		// Tidying up, not a verdict: what is left grants only this spec's
+		// role, on this spec's applications.
+		if err := updateRBAC(ctx, s.Env, edit(false)); err != nil {
+			observe("cleanup: revoking %s in %s: %v", role, RBACConfigMap, err)
 		}
-		return gomega.StopTrying(fmt.Sprintf("getting the absent application %s as %s: %v (want NotFound once the policy is loaded)", probe, argocd.ActorAccount, err))
-	}).WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(),
-		"argocd-server did not enforce %s's new policy within %s", role, s.Env.Timeouts.Refresh)
+	})
+	project, version := "default", "v1"
+	probe := actionCase{liveCase: liveCase{kind: k, app: absent, obj: &unstructured.Unstructured{}}, test: extension.ActionTest{Action: action}}
+	probe.obj.SetName(absent)
+	probe.obj.SetAPIVersion(path.Join(k.Group, version))
+	probe.obj.SetKind(k.Kind)
+	var last error
+	gomega.Eventually(ctx, func() error {
+		last = probe.callIn(ctx, u.apps, project)
+		if status.Code(last) == codes.NotFound {
+			return nil
+		}
+		// PermissionDenied or Unauthenticated: the policy, or the token, not
+		// yet loaded; anything else, a server busy for a moment.
+		return last
+	}).WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(), func() string {
+		return fmt.Sprintf("argocd-server did not enforce %s's new policy within %s (the probe on the absent application %s last answered: %v)", role, s.Env.Timeouts.Refresh, absent, last)
+	})
 }

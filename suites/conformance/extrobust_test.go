@@ -24,8 +24,8 @@ func TestHostileVariants(t *testing.T) {
 	}
 	conds := vs[0].obj.Object["status"].(map[string]any)["conditions"].([]any)
 	first := conds[0].(map[string]any)
-	if first["type"] != "Ready" || first["status"] != "True" || !strings.HasPrefix(first["message"].(string), "all is well ") || len(first["message"].(string)) < hugeText/2 {
-		t.Errorf("grown text: %v, want the enum values kept and the message grown to half of %d bytes", first["type"], hugeText)
+	if first["type"] != "Ready" || first["status"] != "True" || !strings.HasPrefix(first["message"].(string), "all is well ") || len(first["message"].(string)) != hugeText {
+		t.Errorf("grown text: %v, want the enum values kept and the message grown to %d bytes", first["type"], hugeText)
 	}
 	if vs[1].obj.Object["status"] != "hostile" {
 		t.Errorf("second variant's status: %v", vs[1].obj.Object["status"])

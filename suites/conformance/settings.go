@@ -11,6 +11,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 )
@@ -76,13 +77,18 @@ func mergeSettings(base, over []string) []string {
 const RBACConfigMap = "argocd-rbac-cm"
 
 // withRBACSettings sets keys of argocd-rbac-cm (policy.default, say) and
-// puts back what was there once the running node's scope ends. argocd-server
+// puts back what was there once the running node's scope ends: a policy
+// left behind would judge every later check of the run. argocd-server
 // reloads its policy from the ConfigMap's informer: a check that depends on
 // a policy waits for a request it allows to pass.
 func withRBACSettings(ctx context.Context, env *dsl.Env, settings map[string]string, who string) {
-	before := updateRBAC(ctx, env, func(data map[string]string) { maps.Copy(data, settings) }, who)
+	var before map[string]string
+	gomega.Expect(updateRBAC(ctx, env, func(data map[string]string) {
+		before = maps.Clone(data)
+		maps.Copy(data, settings)
+	})).To(gomega.Succeed(), "setting %v in %s for %s", slices.Sorted(maps.Keys(settings)), RBACConfigMap, who)
 	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
-		updateRBAC(ctx, env, func(data map[string]string) {
+		gomega.Expect(updateRBAC(ctx, env, func(data map[string]string) {
 			for k := range settings {
 				if v, ok := before[k]; ok {
 					data[k] = v
@@ -90,23 +96,25 @@ func withRBACSettings(ctx context.Context, env *dsl.Env, settings map[string]str
 					delete(data, k)
 				}
 			}
-		}, "restoring "+RBACConfigMap+" after "+who)
+		})).To(gomega.Succeed(), "restoring %s after %s", RBACConfigMap, who)
 	}, ginkgo.NodeTimeout(time.Minute))
 }
 
-// updateRBAC changes argocd-rbac-cm's data with change, and returns the data
-// as it was.
-func updateRBAC(ctx context.Context, env *dsl.Env, change func(map[string]string), who string) map[string]string {
-	ginkgo.GinkgoHelper()
+// updateRBAC changes argocd-rbac-cm's data with change, read afresh and
+// written again on a conflict (argocd-server does not write it, but a
+// witness's setting and a check's policy may meet).
+func updateRBAC(ctx context.Context, env *dsl.Env, change func(map[string]string)) error {
 	cms := env.Clientset.CoreV1().ConfigMaps(env.ArgoCDNamespace)
-	cm, err := cms.Get(ctx, RBACConfigMap, metav1.GetOptions{})
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: reading %s", who, RBACConfigMap)
-	before := maps.Clone(cm.Data)
-	if cm.Data == nil {
-		cm.Data = map[string]string{}
-	}
-	change(cm.Data)
-	_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: updating %s (%v)", who, RBACConfigMap, slices.Sorted(maps.Keys(cm.Data)))
-	return before
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cm, err := cms.Get(ctx, RBACConfigMap, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if cm.Data == nil {
+			cm.Data = map[string]string{}
+		}
+		change(cm.Data)
+		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+		return err
+	})
 }

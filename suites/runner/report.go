@@ -59,7 +59,7 @@ func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 				if err != nil {
 					warnings = append(warnings, fmt.Sprintf("extension %s: %v", e.Dir, err))
 				}
-				var kinds []string
+				kinds := []string{}
 				for _, k := range e.Kinds {
 					kinds = append(kinds, k.Dir)
 				}
