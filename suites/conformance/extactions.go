@@ -64,6 +64,8 @@ type actionCase struct {
 	liveCase
 	offers []extension.Action
 	test   extension.ActionTest
+	// mustRun (EXT-003): a test expects the action to run on this object.
+	mustRun bool
 }
 
 // resource is the request naming the case's live object.

@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -28,18 +30,18 @@ import (
 // its policy is written by the check, so nothing but that policy decides.
 var extRBAC = Check{
 	ID:    "EXT-003",
-	Title: "an extension's action is refused to a user without the applications permission action/<group>/<Kind>/<action>, and runs for a user granted it",
+	Title: "each action of an extension is refused to a user without the applications permission action/<group>/<Kind>/<action>, and not refused to a user granted it",
 	Area:  Extensions, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleExtension},
 	Needs:          []dsl.Ability{dsl.AbilityExtensions},
-	NothingToJudge: withoutCases(func(k extension.Kind) int { return len(succeeding(k)) }, "the extension has no action test that expects its action to succeed (actions/action_test.yaml)"),
+	NothingToJudge: withoutCases(func(k extension.Kind) int { return len(rbacStarts(k)) }, "the extension has no action (actions/<name>/action.lua) of a kind its tests give an object of"),
 	Test: func(ctx context.Context, s *Suite) {
 		ext := s.Extension()
 		installed(ctx, s, ext)
 		var cases []actionCase
 		for _, k := range ext.Kinds {
-			for i, tc := range succeeding(k) {
-				name := fmt.Sprintf("%s/actions/action_test.yaml, %s on %s", k.Dir, tc.Action, tc.InputPath)
-				cases = append(cases, actionCase{liveCase: startCase(ctx, s, ext, k, path.Join("actions", tc.InputPath), name), test: succeeding(k)[i]})
+			for _, st := range rbacStarts(k) {
+				name := fmt.Sprintf("%s, %s on %s", k.Dir, st.test.Action, st.rel)
+				cases = append(cases, actionCase{liveCase: startCase(ctx, s, ext, k, st.rel, name), test: st.test, mustRun: st.mustRun})
 			}
 		}
 		user := actor(ctx, s)
@@ -69,22 +71,61 @@ var extRBAC = Check{
 		for _, c := range cases {
 			ginkgo.By("granted: " + c.name)
 			err := c.call(ctx, user.apps)
-			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: %s, granted %s on the application, could not run it", c.name, argocd.ActorAccount, c.permission())
-			observe("%s: ran by %s with %s", c.name, argocd.ActorAccount, c.permission())
+			gomega.Expect(status.Code(err)).NotTo(gomega.Equal(codes.PermissionDenied), "%s: %s, granted %s on the application, was refused: %v", c.name, argocd.ActorAccount, c.permission(), err)
+			if c.mustRun {
+				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: %s, granted %s on the application, could not run it (its test expects it to run)", c.name, argocd.ActorAccount, c.permission())
+			}
+			observe("%s: not refused to %s with %s (%v)", c.name, argocd.ActorAccount, c.permission(), cmp.Or(grpcMessage(err), "it ran"))
 		}
 	},
 }
 
-// succeeding are the kind's action tests that expect the action to run,
-// one per action.
-func succeeding(k extension.Kind) []extension.ActionTest {
-	var out []extension.ActionTest
-	for _, tc := range k.ActionTests {
-		if tc.ExpectedErrorMessage == "" && !slices.ContainsFunc(out, func(o extension.ActionTest) bool { return o.Action == tc.Action }) {
-			out = append(out, tc)
+// rbacStart is where EXT-003 runs one action: an object of the kind from
+// the extension's tests, and whether a test expects the action to run on it.
+type rbacStart struct {
+	rel     string // the object, relative to the kind's folder
+	test    extension.ActionTest
+	mustRun bool
+}
+
+// rbacStarts are the kind's actions, each on the object of a test of it
+// that expects it to run, else on the first object the kind's tests give
+// (an action test's, a discovery test's, a health test's): an action
+// without tests of its own is still an action a user can be refused.
+func rbacStarts(k extension.Kind) []rbacStart {
+	any := firstObject(k)
+	var out []rbacStart
+	for _, name := range slices.Sorted(maps.Keys(k.Actions)) {
+		i := slices.IndexFunc(k.ActionTests, func(tc extension.ActionTest) bool { return tc.Action == name && tc.ExpectedErrorMessage == "" })
+		switch {
+		case i >= 0:
+			out = append(out, rbacStart{rel: path.Join("actions", k.ActionTests[i].InputPath), test: k.ActionTests[i], mustRun: true})
+		case any != "":
+			out = append(out, rbacStart{rel: any, test: extension.ActionTest{Action: name}})
 		}
 	}
 	return out
+}
+
+// firstObject is the first object the kind's tests give ("": none).
+func firstObject(k extension.Kind) string {
+	switch {
+	case len(k.ActionTests) > 0:
+		return path.Join("actions", k.ActionTests[0].InputPath)
+	case len(k.DiscoveryTests) > 0:
+		return path.Join("actions", k.DiscoveryTests[0].InputPath)
+	case len(k.HealthTests) > 0:
+		return k.HealthTests[0].InputPath
+	}
+	return ""
+}
+
+// grpcMessage is err's message, "" for none.
+func grpcMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	return status.Convert(err).Message()
 }
 
 // permission is what Argo CD's RBAC calls running the case's action.

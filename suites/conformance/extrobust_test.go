@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 )
 
 // A hostile copy grows free text only (enum values such as "True" stay, so
@@ -41,5 +43,27 @@ func TestHostileVariants(t *testing.T) {
 	plain := &unstructured.Unstructured{Object: map[string]any{"kind": "Thing", "status": map[string]any{"phase": "Ready"}}}
 	if vs := hostileVariants(plain); len(vs) != 1 || vs[0].obj.Object["status"] != "hostile" {
 		t.Errorf("variants of a status without free text or lists: %d", len(vs))
+	}
+}
+
+// EXT-003 runs every action: on its own succeeding test's object, else on
+// the first object the kind's tests give, where only a refusal is judged.
+func TestRBACStarts(t *testing.T) {
+	k := extension.Kind{Actions: map[string]string{"pause": "", "restart": "", "scale": ""},
+		ActionTests: []extension.ActionTest{
+			{Action: "pause", InputPath: "testdata/running.yaml"},
+			{Action: "restart", InputPath: "testdata/paused.yaml", ExpectedErrorMessage: "not running"},
+		}}
+	got := rbacStarts(k)
+	if len(got) != 3 || got[0].test.Action != "pause" || !got[0].mustRun || got[0].rel != "actions/testdata/running.yaml" {
+		t.Fatalf("starts %+v", got)
+	}
+	for _, st := range got[1:] {
+		if st.mustRun || st.rel != "actions/testdata/running.yaml" {
+			t.Errorf("%s without a succeeding test of its own: %+v, want the first object, refusal judged only", st.test.Action, st)
+		}
+	}
+	if got := rbacStarts(extension.Kind{Actions: map[string]string{"pause": ""}}); len(got) != 0 {
+		t.Errorf("no object in any test: %+v, want nothing to judge", got)
 	}
 }
