@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 )
 
 // EXT-004: every object of a kind starts without a status (its operator
@@ -30,13 +31,9 @@ var extNewObject = Check{
 	Needs:          []dsl.Ability{dsl.AbilityExtensions},
 	NothingToJudge: withoutHealthTests,
 	Test: func(ctx context.Context, s *Suite) {
-		ext := s.Extension()
-		installed(ctx, s, ext)
+		ext, kinds := healthKinds(ctx, s)
 		var cases []liveCase
-		for _, k := range ext.Kinds {
-			if len(k.HealthTests) == 0 {
-				continue
-			}
+		for _, k := range kinds {
 			obj := caseObject(ext, k, k.HealthTests[0].InputPath, k.Dir)
 			unstructured.RemoveNestedField(obj.Object, "status")
 			cases = append(cases, startObjectCase(ctx, s, k, obj, fmt.Sprintf("%s, %s without its status", k.Dir, k.HealthTests[0].InputPath)))
@@ -51,6 +48,15 @@ var extNewObject = Check{
 			observe("%s: %s %q", c.name, h.Status, h.Message)
 		}
 	},
+}
+
+// healthKinds expects the run's extension installed and returns it with
+// its kinds that have health tests: where EXT-004 and EXT-005 start.
+func healthKinds(ctx context.Context, s *Suite) (*extension.Extension, []extension.Kind) {
+	ginkgo.GinkgoHelper()
+	ext := s.Extension()
+	installed(ctx, s, ext)
+	return ext, slices.DeleteFunc(slices.Clone(ext.Kinds), func(k extension.Kind) bool { return len(k.HealthTests) == 0 })
 }
 
 // healthStatuses are the statuses Argo CD's health model has.
@@ -69,13 +75,9 @@ var extHostile = Check{
 	Needs:          []dsl.Ability{dsl.AbilityExtensions},
 	NothingToJudge: withoutHealthTests,
 	Test: func(ctx context.Context, s *Suite) {
-		ext := s.Extension()
-		installed(ctx, s, ext)
+		ext, kinds := healthKinds(ctx, s)
 		var cases []liveCase
-		for _, k := range ext.Kinds {
-			if len(k.HealthTests) == 0 {
-				continue
-			}
+		for _, k := range kinds {
 			// The first test whose object has a status: its shape is the
 			// operator's.
 			base := caseObject(ext, k, k.HealthTests[0].InputPath, k.Dir)
