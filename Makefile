@@ -226,7 +226,7 @@ certify-extension: tools
 ## (EXTENSION_VERSIONS, else `tools matrix`: each version's own binaries judge it),
 ## one report per version joined into one (report merge) that lists where they differ.
 certify-extension-matrix: tools-system build
-	@versions="$(EXTENSION_VERSIONS)"; [ -n "$$versions" ] || versions="$$($(BIN) tools matrix | awk 'NF==2 || NF==3 {print $$NF}' | grep '^v' | tr '\n' ' ')"; \
+	@versions="$(EXTENSION_VERSIONS)"; [ -n "$$versions" ] || versions="$$($(BIN) tools matrix --all)"; \
 	out=$(OUTPUT)/extension-matrix; rm -rf $$out; cells=""; failed=""; for v in $$versions; do \
 	  echo "== $(EXTENSION) on Argo CD $$v"; \
 	  $(BIN) certify --runtime embedded --argocd-version $$v --output $$out/$$v --extension $(EXTENSION) $(RUN_FLAGS) || failed="$$failed $$v"; \

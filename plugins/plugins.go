@@ -79,10 +79,6 @@ const (
 	ProfileUpgrade   = "upgrade"
 	// ProfilePlugin is certify's: one plugin on its own samples.
 	ProfilePlugin = reports.ProfilePlugin
-	// ProfileExtension is certify --extension's: one extension on its own
-	// tests (the checks of area extensions; their witnesses are the
-	// catalogue's of role extension).
-	ProfileExtension = reports.ProfileExtension
 )
 
 // ProfileOf is the profile whose runs have the checks of area.

@@ -179,10 +179,8 @@ func cutShort(ctx context.Context, err error) bool {
 // plugin profile, an upgrade path's upgrade checks, or the catalogue.
 func (f *runFlags) profileChecks() []conformance.Check {
 	switch {
-	case f.certify != nil && f.certify.extension != "":
-		return conformance.ExtensionProfile()
 	case f.certify != nil:
-		return conformance.Profile()
+		return f.certify.library(&f.envFlags).Checks()
 	case f.upgradePath != "":
 		return slices.DeleteFunc(conformance.All(), func(c conformance.Check) bool { return c.Area != conformance.Upgrade })
 	}
@@ -228,11 +226,8 @@ func run(f *runFlags) error {
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	}
 	profile := plugins.ProfileCatalogue
-	switch {
-	case f.certify != nil && f.certify.extension != "":
-		profile = plugins.ProfileExtension
-	case f.certify != nil:
-		profile = plugins.ProfilePlugin
+	if f.certify != nil {
+		profile = f.certify.library(&f.envFlags).Profile()
 	}
 	if path != nil {
 		profile = plugins.ProfileUpgrade

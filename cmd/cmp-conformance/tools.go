@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -62,17 +63,29 @@ On an air-gapped machine, import binaries into the cache with 'tools import'.`,
 			_, err = tc.Import(args[0], args[1], args[2])
 			return err
 		}}
-	var others, gate bool
+	var others, all, gate bool
 	matrix := &cobra.Command{Use: "matrix", Short: "Print Argo CD's version matrix and where it comes from", Args: cobra.NoArgs,
 		Long: `The matrix is Argo CD's three supported release lines, each by its newest
 patch, and the last v2 release (legacy), read from the module proxy's version
 lists when a command starts; the versions written in the code stand in when no
 list can be had, and the last line says which. --others prints only the
-versions beside the newest, one line, as make matrix runs them; --gate the
+versions beside the newest, one line, as make matrix runs them; --all every
+version of the table, one line, as make certify-extension-matrix runs them; --gate the
 versions a release gate runs side by side, the previous patch and the
 newest, as a JSON list (a CI matrix reads it: .github/workflows/matrix.yml).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			m := toolchain.ResolveMatrix(cmd.Context())
+			rows := [][2]string{{"current", m.Current}, {"previous patch", m.PreviousPatch}, {"previous", m.Previous}, {"oldest", m.Oldest}, {"legacy", m.Legacy}}
+			if all {
+				var vs []string
+				for _, row := range rows {
+					if row[1] != "" && !slices.Contains(vs, row[1]) {
+						vs = append(vs, row[1])
+					}
+				}
+				fmt.Println(strings.Join(vs, " "))
+				return nil
+			}
 			if others {
 				fmt.Println(strings.Join(m.Versions()[1:], " "))
 				return nil
@@ -86,7 +99,7 @@ newest, as a JSON list (a CI matrix reads it: .github/workflows/matrix.yml).`,
 				return nil
 			}
 			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-			for _, row := range [][2]string{{"current", m.Current}, {"previous patch", m.PreviousPatch}, {"previous", m.Previous}, {"oldest", m.Oldest}, {"legacy", m.Legacy}} {
+			for _, row := range rows {
 				fmt.Fprintf(w, "%s\t%s\n", row[0], row[1])
 			}
 			if err := w.Flush(); err != nil {
@@ -96,6 +109,7 @@ newest, as a JSON list (a CI matrix reads it: .github/workflows/matrix.yml).`,
 			return nil
 		}}
 	matrix.Flags().BoolVar(&others, "others", false, "print the versions beside the newest, space-separated")
+	matrix.Flags().BoolVar(&all, "all", false, "print every version of the table (newest first), space-separated")
 	matrix.Flags().BoolVar(&gate, "gate", false, "print the previous patch and the newest as a JSON list, for a CI matrix")
 	checkout := &cobra.Command{Use: "checkout VERSION DIR", Short: "Write the tree of an Argo CD release as a git checkout holds it, from the module proxy, for --argocd-source", Args: cobra.ExactArgs(2),
 		Long: `checkout writes into DIR (a new folder) the source tree of an Argo CD release as

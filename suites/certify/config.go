@@ -135,16 +135,17 @@ func (c Config) Validate() error {
 	return err
 }
 
-// profile is the profile the run certifies its subject by.
-func (c Config) profile() string {
+// Profile is the profile the run certifies its subject by: the plugin
+// profile, or the extension profile for an extension.
+func (c Config) Profile() string {
 	if c.Extension != "" {
 		return reports.ProfileExtension
 	}
 	return reports.ProfilePlugin
 }
 
-// checks are the profile's checks.
-func (c Config) checks() []conformance.Check {
+// Checks are the checks of the subject's profile.
+func (c Config) Checks() []conformance.Check {
 	if c.Extension != "" {
 		return conformance.ExtensionProfile()
 	}

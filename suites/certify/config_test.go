@@ -49,15 +49,15 @@ func TestLoadExtension(t *testing.T) {
 	if len(b.Subjects) != 1 || !ok || sub.Extension == nil || len(sub.Extension.Kinds) == 0 {
 		t.Fatalf("binding %+v, want the extension alone in role %s", b.Subjects, conformance.RoleExtension)
 	}
-	if c.profile() != reports.ProfileExtension || subjectName(c) != "extension" {
-		t.Errorf("profile %q, name %q", c.profile(), subjectName(c))
+	if c.Profile() != reports.ProfileExtension || subjectName(c) != "extension" {
+		t.Errorf("profile %q, name %q", c.Profile(), subjectName(c))
 	}
-	for _, ch := range c.checks() {
+	for _, ch := range c.Checks() {
 		if ch.Area != conformance.Extensions {
 			t.Errorf("the extension profile runs %s (area %s)", ch.ID, ch.Area)
 		}
 	}
-	if len(c.checks()) == 0 {
+	if len(c.Checks()) == 0 {
 		t.Error("the extension profile has no check")
 	}
 }

@@ -62,7 +62,7 @@ func register(s *session, b conformance.Binding) error {
 	err := conformance.Register(conformance.Config{
 		Env:         func() *dsl.Env { return s.dsl },
 		Bindings:    []conformance.Binding{b},
-		Checks:      s.cfg.checks(),
+		Checks:      s.cfg.Checks(),
 		LabelFilter: s.labelFilter,
 		Record:      s.record,
 		Done: func() {
@@ -77,7 +77,7 @@ func register(s *session, b conformance.Binding) error {
 	// recorded and the report written (Done). It carries every check's
 	// labels, so a filter that selects any check selects it too.
 	var labels []string
-	for _, c := range s.cfg.checks() {
+	for _, c := range s.cfg.Checks() {
 		labels = append(labels, c.Labels()...)
 	}
 	slices.Sort(labels)

@@ -55,7 +55,7 @@ func newSession(cfg Config, b conformance.Binding, labelFilter string) (*session
 func (s *session) open() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, err := runner.Open(s.cfg.Output, environment.RuntimeEmbedded, s.cfg.profile(), s.labelFilter, time.Now(), s.cfg.Progress)
+	run, err := runner.Open(s.cfg.Output, environment.RuntimeEmbedded, s.cfg.Profile(), s.labelFilter, time.Now(), s.cfg.Progress)
 	if err != nil {
 		return err
 	}
