@@ -82,14 +82,16 @@ func (l *Loop) Run(ctx context.Context, r *Renderer, p argocd.Plugin) (*Renderer
 	if every == 0 {
 		every = WatchEvery
 	}
+	// What is watched is seen before the first render, not after it: an
+	// edit made while it rendered (or as soon as it was shown) is a change.
+	seen, _ := Fingerprint(l.Source.Folder)
+	seenPlugin, _ := l.PluginState(ctx)
 	last, err := l.Once(ctx, r, p)
 	if err == nil && l.Rendered != nil {
 		if err := l.Rendered(last); err != nil {
 			return r, err
 		}
 	}
-	seen, _ := Fingerprint(l.Source.Folder)
-	seenPlugin, _ := l.PluginState(ctx)
 	fmt.Fprintf(l.Log, "render: watching %s and the plugin; Ctrl-C stops\n", l.Source.Folder)
 	tick := time.NewTicker(every)
 	defer tick.Stop()

@@ -64,7 +64,12 @@ func TestLoopRendersChanges(t *testing.T) {
 			return nr, p, err
 		},
 		PluginState: func(context.Context) (string, error) { return string(rune('a' + state.Load())), nil },
-		Rendered:    func(res *Result) error { first <- res; return nil },
+		// The edit is made before the first render is handed back, as an
+		// author saving as soon as the output shows: it must be seen.
+		Rendered: func(res *Result) error {
+			first <- res
+			return os.WriteFile(filepath.Join(sample, "config.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sample-config\ndata:\n  greeting: edited\n"), 0o644)
+		},
 	}
 	done := make(chan error, 1)
 	var last *Renderer
@@ -90,10 +95,6 @@ func TestLoopRendersChanges(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatalf("no first render: %s", log.String())
-	}
-	cm := filepath.Join(sample, "config.yaml")
-	if err := os.WriteFile(cm, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sample-config\ndata:\n  greeting: edited\n"), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	waitFor("the edit's diff", func() bool { return strings.Contains(out.String(), "~ ConfigMap sample-config (changed)") })
 	if !strings.Contains(out.String(), "+  greeting: edited") || strings.Contains(out.String(), "Deployment") {
