@@ -67,10 +67,8 @@ var errorCache = Check{
 		gomega.Expect(msg).To(gomega.MatchRegexp(failing.String()), "after %d refreshes of a failing plugin, and once its error had gone away, a normal refresh ran the plugin again: the error was not served from the repo-server's cache (%q)", refreshes, msg)
 		observe("the error was served from the cache after %d refreshes during the %s the plugin failed: %s", refreshes, window, shortened(msg))
 
-		cons = cons.When().Refresh(true).Then().Expect(dsl.NoActionError())
-		gomega.Eventually(func() string { return comparisonError(cons) }).WithContext(ctx).
-			WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll).
-			Should(gomega.BeEmpty(), "after a hard refresh, the application still shows the error: the plugin's new output was not used")
+		cons = cons.When().Refresh(true).Then().Expect(dsl.NoActionError()).
+			ExpectAnswered(s.Env.Timeouts.Refresh, errorGoneAfterHardRefresh())
 		rec := recordOf(cons)
 		gomega.Expect(rec.Plugin).To(gomega.Equal(s.Plugin(RoleFiles).Name), "after the hard refresh, the application was rendered by %q", rec.Plugin)
 	},
@@ -116,6 +114,17 @@ func failingFor(ctx context.Context, s *Suite, window time.Duration, failing *re
 	// The condition is the clock: the plugin fails until then.
 	waitUntil(ctx, until)
 	return cons, refreshes, false
+}
+
+// errorGoneAfterHardRefresh is met when the application shows no
+// ComparisonError any more.
+func errorGoneAfterHardRefresh() dsl.Expectation {
+	return func(c *dsl.Consequences) (dsl.State, string) {
+		if msg := comparisonError(c); msg != "" {
+			return dsl.Pending, "after a hard refresh, the application still shows the error: the plugin's new output was not used (" + shortened(msg) + ")"
+		}
+		return dsl.Succeeded, ""
+	}
 }
 
 // comparisonError is the message of the application's ComparisonError

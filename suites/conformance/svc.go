@@ -81,7 +81,9 @@ var svcRestart = Check{
 		expectUnchanged(down, before, "while the plugin service was down")
 		back := down.When().StartPluginService(p.FullName()).Refresh(true).
 			Then().Expect(dsl.NoActionError()).
-			ExpectWithin(s.Env.Timeouts.Refresh, dsl.NoCondition("ComparisonError")).
+			// "The next refresh": judged on the hard refresh asked once
+			// the service accepted connections again.
+			ExpectAnswered(s.Env.Timeouts.Refresh, dsl.NoCondition("ComparisonError")).
 			ExpectWithin(s.Env.Timeouts.Refresh, dsl.SyncStatusIs("Synced"))
 		expectUnchanged(back, before, "after the plugin service came back")
 	},
