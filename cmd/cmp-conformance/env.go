@@ -86,7 +86,7 @@ func envUp(f *envFlags, clusterOnly bool) error {
 	if cfg.Self, err = os.Executable(); err != nil {
 		return err
 	}
-	cfg.DetachedGit, cfg.ClusterOnly = true, clusterOnly
+	cfg.Detached, cfg.ClusterOnly = true, clusterOnly
 	env, err := environment.Up(ctx, cfg)
 	if err != nil {
 		return err

@@ -44,6 +44,9 @@ type member struct {
 // into a state file so that a later process (`env down`) can stop them too.
 type Group struct {
 	stateFile string
+	// Outlive is Spec.Outlive for every process the group starts: set it,
+	// before the first Start, for processes another command stops (env down).
+	Outlive bool
 
 	mu      sync.Mutex
 	members []member
@@ -64,6 +67,7 @@ const recordGrace = 5 * time.Second
 // Start starts spec and rewrites the state file. If the state file cannot be
 // written the process is stopped again, since nothing else could find it.
 func (g *Group) Start(spec Spec) (*Process, error) {
+	spec.Outlive = spec.Outlive || g.Outlive
 	p, err := Start(spec)
 	if err != nil {
 		return nil, err

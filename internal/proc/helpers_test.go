@@ -18,6 +18,10 @@ import (
 const helperEnv = "PROC_TEST_STOP_FROM_STATE"
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(orphanEnv); mode != "" {
+		startAndDie(mode)
+		return
+	}
 	if file := os.Getenv(helperEnv); file != "" {
 		stopped, err := StopFromState(file, 5*time.Second)
 		errText := ""

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,6 +36,12 @@ type Spec struct {
 	// it: where the child must inherit something of the calling thread (a
 	// mount namespace, podshm.Shm.Start).
 	Launch func(start func() error) error
+	// Outlive keeps the process running after the process that started it
+	// ends (`env up`). Otherwise the kernel kills it then (SIGKILL, the
+	// parent-death signal), so that a harness ended without its teardown (a
+	// `go test -timeout` panic, a SIGKILL) leaves no component serving.
+	// Only the process itself is signalled, not what it started.
+	Outlive bool
 }
 
 // Process is a started process, leader of its own process group.
@@ -86,11 +93,11 @@ func Start(spec Spec) (*Process, error) {
 		Stderr:      logFile,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
-	launch := spec.Launch
-	if launch == nil {
-		launch = func(start func() error) error { return start() }
+	if !spec.Outlive {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
-	if err := launch(cmd.Start); err != nil {
+	exited := make(chan struct{})
+	if err := launch(spec.Launch, cmd.Start, exited); err != nil {
 		return nil, fmt.Errorf("starting %s (%s): %w", name, path, err)
 	}
 	pid := cmd.Process.Pid
@@ -99,6 +106,7 @@ func Start(spec Spec) (*Process, error) {
 	if err != nil {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_ = cmd.Wait()
+		close(exited)
 		return nil, fmt.Errorf("reading start time of %s (pid %d): %w", name, pid, err)
 	}
 	p := &Process{
@@ -110,9 +118,37 @@ func Start(spec Spec) (*Process, error) {
 	}
 	go func() {
 		p.waitErr = cmd.Wait()
+		close(exited)
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// launch runs start through custom (or directly) on an OS thread locked
+// until exited is closed: the kernel sends the parent-death signal when the
+// thread that started the child ends, not the process, and a locked
+// thread whose goroutine returns is ended (podshm's is, by design).
+func launch(custom func(start func() error) error, start func() error, exited <-chan struct{}) error {
+	if custom == nil {
+		custom = func(start func() error) error { return start() }
+	}
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		// Never unlocked: once the child has exited the thread may end.
+		err := custom(func() error {
+			if err := start(); err != nil {
+				return err
+			}
+			started <- nil
+			<-exited
+			return nil
+		})
+		if err != nil {
+			started <- err
+		}
+	}()
+	return <-started
 }
 
 func openLog(path string) (*os.File, error) {
