@@ -136,7 +136,9 @@ func launch(custom func(start func() error) error, start func() error, exited <-
 	go func() {
 		runtime.LockOSThread()
 		// Never unlocked: once the child has exited the thread may end.
+		ran := false
 		err := custom(func() error {
+			ran = true
 			if err := start(); err != nil {
 				return err
 			}
@@ -144,6 +146,9 @@ func launch(custom func(start func() error) error, start func() error, exited <-
 			<-exited
 			return nil
 		})
+		if err == nil && !ran {
+			err = errors.New("the launch returned without starting the process")
+		}
 		if err != nil {
 			started <- err
 		}
