@@ -89,7 +89,10 @@ func (p *Provider) kubeconfig() string { return filepath.Join(p.opts.Dir, "kubec
 // and would download binaries for it), followed by the Stages (stages.go).
 func (p *Provider) config() ([]byte, error) {
 	options := map[string]any{
-		"runtime":                     "binary",
+		"runtime": "binary",
+		// kwokctl binds every component to 0.0.0.0 by default: etcd
+		// without authentication, reachable from the host's network.
+		"bindAddress":                 "127.0.0.1",
 		"kubeVersion":                 p.opts.KubeVersion,
 		"etcdVersion":                 p.opts.EtcdVersion,
 		"kubeApiserverBinary":         p.opts.KubeAPIServer,
@@ -111,6 +114,12 @@ func (p *Provider) config() ([]byte, error) {
 		"apiVersion": "config.kwok.x-k8s.io/v1alpha1",
 		"kind":       "KwokctlConfiguration",
 		"options":    options,
+		// A throw-away cluster needs no durability: without fsync each
+		// write of the API server is not held up by the disk (etcd waits
+		// for the WAL's fsync before it answers), and nothing of what
+		// Argo CD does depends on it.
+		"componentsPatches": []map[string]any{{"name": "etcd",
+			"extraArgs": []map[string]any{{"key": "unsafe-no-fsync", "value": "true"}}}},
 	})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package kwok
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,6 +120,15 @@ func TestStagesLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("cluster up in %.1fs", time.Since(start).Seconds())
+	// Nothing of the cluster may be reachable from the host's network:
+	// kwokctl binds to 0.0.0.0 unless told otherwise (etcd has no auth).
+	for purpose, port := range Ports(base) {
+		for _, addr := range listeners(t, port) {
+			if addr != "127.0.0.1" {
+				t.Errorf("%s listens on %s:%d, want 127.0.0.1 only", purpose, addr, port)
+			}
+		}
+	}
 	// client-go's default 5 requests a second would make the timings.
 	c.REST.QPS, c.REST.Burst = 200, 400
 	cs, err := kubernetes.NewForConfig(c.REST)
@@ -292,4 +302,38 @@ func waitFor(t *testing.T, what string, start time.Time, ok func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Errorf("%s: not within 60s", what)
+}
+
+// listeners returns the addresses a socket listens on at port, read from
+// /proc/net/tcp and tcp6 ("0.0.0.0", "::", "127.0.0.1", ...).
+func listeners(t *testing.T, port int) []string {
+	t.Helper()
+	var out []string
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 4 || f[3] != "0A" { // 0A: LISTEN
+				continue
+			}
+			host, hexPort, _ := strings.Cut(f[1], ":")
+			if p, _ := strconv.ParseUint(hexPort, 16, 16); int(p) != port {
+				continue
+			}
+			b := make([]byte, len(host)/2)
+			for i := range b {
+				v, _ := strconv.ParseUint(host[2*i:2*i+2], 16, 8)
+				b[i] = byte(v)
+			}
+			// /proc prints each 32-bit word in host (little-endian) order.
+			for w := 0; w+4 <= len(b); w += 4 {
+				b[w], b[w+1], b[w+2], b[w+3] = b[w+3], b[w+2], b[w+1], b[w]
+			}
+			out = append(out, net.IP(b).String())
+		}
+	}
+	return out
 }

@@ -12,7 +12,13 @@
 // own /dev/shm is neither used nor shown.
 package podshm
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
 
 // ErrUnsupported is wrapped by Open where this host cannot share a /dev/shm
 // (not Linux, not root, or no idmapped mounts): the caller keeps the host's
@@ -26,4 +32,18 @@ type Shm struct {
 	Dir string
 	// UID owns, on disk, what the processes write there.
 	UID int
+}
+
+// TempDir is where a run's work folder goes: os.TempDir, unless that is
+// under /dev/shm (TMPDIR=/dev/shm/...), where the folder mounted over
+// /dev/shm in Start's namespace would hide the work folder itself from the
+// processes started there (their working directory included: fork/exec
+// fails with "no such file or directory"); then /tmp. The second result
+// says why, when /tmp was chosen.
+func TempDir() (dir, note string) {
+	dir = os.TempDir()
+	if abs, err := filepath.Abs(dir); err == nil && (abs == "/dev/shm" || strings.HasPrefix(abs, "/dev/shm/")) {
+		return "/tmp", fmt.Sprintf("TMPDIR %s is under /dev/shm, which the plugins' pod /dev/shm is mounted over: the work folder is under /tmp instead", dir)
+	}
+	return dir, ""
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/gitserver"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/internal/podshm"
 	"github.com/cmp-conformance/cmp-conformance/internal/proc"
 )
 
@@ -71,7 +72,11 @@ func Start(ctx context.Context, o Options) (_ *Renderer, err error) {
 	}
 	r := &Renderer{dir: o.Dir}
 	if r.dir == "" {
-		if r.dir, err = os.MkdirTemp("", "cmpc-render-"); err != nil {
+		tmp, note := podshm.TempDir()
+		if note != "" {
+			fmt.Fprintf(o.Progress, "note: %s\n", note)
+		}
+		if r.dir, err = os.MkdirTemp(tmp, "cmpc-render-"); err != nil {
 			return nil, err
 		}
 		r.tmpDir = true
