@@ -34,6 +34,16 @@ type Shm struct {
 	UID int
 }
 
+// MkdirTemp makes a run's work folder (os.MkdirTemp) under TempDir, and
+// passes note TempDir's reason when it is not under os.TempDir.
+func MkdirTemp(prefix string, note func(string)) (string, error) {
+	tmp, why := TempDir()
+	if why != "" {
+		note(why)
+	}
+	return os.MkdirTemp(tmp, prefix)
+}
+
 // TempDir is where a run's work folder goes: os.TempDir, unless that is
 // under /dev/shm (TMPDIR=/dev/shm/...), where the folder mounted over
 // /dev/shm in Start's namespace would hide the work folder itself from the

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -48,12 +47,7 @@ func lockedLaunch(start func() error) error {
 // orphanOf runs the helper in mode and returns the pid of the child it left.
 func orphanOf(t *testing.T, mode string) int {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), orphanEnv+"="+mode)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("helper: %v: %s", err, out)
-	}
+	out := helperOutput(t, orphanEnv, mode)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
 	if err != nil {
 		t.Fatalf("helper printed %q", out)

@@ -39,15 +39,23 @@ type helperResult struct {
 	Err     string
 }
 
+// helperOutput runs the test binary again as the helper that env=value
+// selects (TestMain) and returns what it printed.
+func helperOutput(t *testing.T, env, value string) []byte {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env+"="+value)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helper %s=%s: %v: %s", env, value, err, out)
+	}
+	return out
+}
+
 // stopFromStateInOtherProcess runs StopFromState in a re-executed test binary.
 func stopFromStateInOtherProcess(t *testing.T, stateFile string) helperResult {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+stateFile)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("helper process: %v", err)
-	}
+	out := helperOutput(t, helperEnv, stateFile)
 	var res helperResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("helper output %q: %v", out, err)

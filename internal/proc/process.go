@@ -124,6 +124,13 @@ func Start(spec Spec) (*Process, error) {
 	return p, nil
 }
 
+// StartHeld runs start (an exec.Cmd's Start, say) on an OS thread held
+// until exited is closed, so that a parent-death signal set on the child
+// comes when this process dies, not when a thread of it ends.
+func StartHeld(start func() error, exited <-chan struct{}) error {
+	return launch(nil, start, exited)
+}
+
 // launch runs start through custom (or directly) on an OS thread locked
 // until exited is closed: the kernel sends the parent-death signal when the
 // thread that started the child ends, not the process, and a locked

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/proc"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 )
@@ -59,30 +59,19 @@ func Run(ctx context.Context, dir string, shares [][]Unit, command func(index in
 	}
 	var wg sync.WaitGroup
 	var outMu sync.Mutex
-	started := make(chan struct{})
-	allDone := make(chan struct{})
-	go func() {
-		// The children's parent-death signal is tied to the thread that
-		// started them: keep it until every child has been waited for.
-		runtime.LockOSThread()
-		for i, r := range runs {
-			if i > 0 {
-				waitUp(ctx, runs[i-1])
-			}
-			r.err = dirErr
-			if r.err == nil {
-				r.err = startShare(ctx, command, claims, r, &wg, &outMu)
-			}
-			if r.err != nil {
-				close(r.exited)
-			}
+	for i, r := range runs {
+		if i > 0 {
+			waitUp(ctx, runs[i-1])
 		}
-		close(started)
-		<-allDone
-	}()
-	<-started
+		r.err = dirErr
+		if r.err == nil {
+			r.err = startShare(ctx, command, claims, r, &wg, &outMu)
+		}
+		if r.err != nil {
+			close(r.exited)
+		}
+	}
 	wg.Wait()
-	close(allDone)
 	for _, r := range runs {
 		r.report = ReadReport(filepath.Join(r.output, "reports", reports.LatestLink, reports.ReportJSON))
 		r.err = shareError(r.err, r.report != nil)
@@ -123,7 +112,9 @@ func startShare(ctx context.Context, command func(int, string, string, string) *
 		return err
 	}
 	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
+	// Held until the share has exited: its parent-death signal is tied to
+	// the thread that started it.
+	if err := proc.StartHeld(cmd.Start, r.exited); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "parallel: share %d started (pid %d): %s\n", r.index, cmd.Process.Pid, r.output)

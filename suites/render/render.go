@@ -72,11 +72,8 @@ func Start(ctx context.Context, o Options) (_ *Renderer, err error) {
 	}
 	r := &Renderer{dir: o.Dir}
 	if r.dir == "" {
-		tmp, note := podshm.TempDir()
-		if note != "" {
-			fmt.Fprintf(o.Progress, "note: %s\n", note)
-		}
-		if r.dir, err = os.MkdirTemp(tmp, "cmpc-render-"); err != nil {
+		note := func(why string) { fmt.Fprintf(o.Progress, "note: %s\n", why) }
+		if r.dir, err = podshm.MkdirTemp("cmpc-render-", note); err != nil {
 			return nil, err
 		}
 		r.tmpDir = true
