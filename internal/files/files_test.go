@@ -27,3 +27,40 @@ func TestCopyAndSHA256(t *testing.T) {
 		t.Fatal("a missing file has a digest")
 	}
 }
+
+func TestRemoveAll(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	for _, p := range []string{"a/b/c/d.txt", "a/e.txt", "f.txt", "g/h/i.txt", "empty/"} {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(p) != "" && p[len(p)-1] != '/' {
+			if err := os.WriteFile(full, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Links to a folder outside, at every depth the removal splits at.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "keep.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"link", "a/link", "a/b/link", "a/b/c/link"} {
+		if err := os.Symlink(outside, filepath.Join(dir, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemoveAll(dir, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s still there: %v", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "keep.txt")); err != nil {
+		t.Errorf("what a link points to was removed: %v", err)
+	}
+	if err := RemoveAll(dir, 2); err != nil {
+		t.Errorf("removing what is gone: %v", err)
+	}
+}
