@@ -1,5 +1,6 @@
-// Package files holds the two file chores every image and binary builder
-// here needs: a content digest, and a copy into a build context.
+// Package files holds the file chores of this harness: a content digest and
+// a copy into a build context (every image and binary builder), and the
+// removal of a run's folder.
 package files
 
 import (
