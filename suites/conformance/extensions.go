@@ -215,10 +215,7 @@ func (hc healthCase) judge(ctx context.Context, s *Suite) {
 	var seen *v1alpha1.HealthStatus
 	gomega.Eventually(ctx, func() error {
 		// A change of message alone may not requeue the application: ask.
-		normal := string(v1alpha1.RefreshTypeNormal)
-		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, _ = s.Env.Apps.Get(rctx, &applicationpkg.ApplicationQuery{Name: &app, Refresh: &normal})
-		cancel()
+		_, _, _ = s.Env.RefreshApp(ctx, app, string(v1alpha1.RefreshTypeNormal), 10*time.Second)
 		n, err := hc.node(ctx, s, version)
 		if err != nil {
 			return err

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -251,12 +250,12 @@ func (lc liveCase) healthOrError(ctx context.Context, s *Suite, version string) 
 	var scriptErr string
 	var unknownSince *time.Time
 	gomega.Eventually(ctx, func() error {
-		normal := string(v1alpha1.RefreshTypeNormal)
-		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		a, err := s.Env.Apps.Get(rctx, &applicationpkg.ApplicationQuery{Name: &app, Refresh: &normal})
-		cancel()
+		a, answered, err := s.Env.RefreshApp(ctx, app, string(v1alpha1.RefreshTypeNormal), 10*time.Second)
 		if err != nil {
 			return err
+		}
+		if !answered {
+			return fmt.Errorf("a refresh of %s was not answered within 10s", app)
 		}
 		n, err := lc.node(ctx, s, version)
 		if err != nil {

@@ -2,11 +2,11 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
 
-	applicationpkg "github.com/argoproj/argo-cd/v3/pkg/apiclient/application"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -243,9 +243,10 @@ func runHop(ctx context.Context, env *dsl.Env, up *UpgradeRun, hop *hopRun) {
 		// The API server has just started: its first answers may fail.
 		gomega.Eventually(ctx, func() error {
 			// Bounded per call: a call on a dead connection must not hang the run.
-			callCtx, cancel := context.WithTimeout(ctx, env.Timeouts.Settle)
-			defer cancel()
-			_, err := env.Apps.Get(callCtx, &applicationpkg.ApplicationQuery{Name: &name, Refresh: &hard})
+			_, answered, err := env.RefreshApp(ctx, name, hard, env.Timeouts.Settle)
+			if err == nil && !answered {
+				err = fmt.Errorf("not answered within %s", env.Timeouts.Settle)
+			}
 			return err
 		}).WithTimeout(env.Timeouts.Refresh).WithPolling(env.Timeouts.Poll*5).Should(gomega.Succeed(), "refreshing %s after the hop", name)
 	}
