@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,7 +26,8 @@ const execSlack = 3 * time.Second
 
 var faultExecTimeout = Check{
 	ID: "FAULT-005", Title: "a plugin command that runs past the sidecar's ARGOCD_EXEC_TIMEOUT is stopped at that timeout, not only at the repo-server's deadline",
-	Area: Faults, Level: Provisional, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFaultyGenerate},
+	Needs: []dsl.Ability{dsl.AbilityPluginScratch},
+	Area:  Faults, Level: Provisional, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFaultyGenerate},
 	// Provisional: the docs say "Each CMP command will also independently
 	// timeout on the ARGOCD_EXEC_TIMEOUT set for the CMP sidecar";
 	// argocd-cmp-server runs commands under the request's deadline only
@@ -36,10 +38,14 @@ var faultExecTimeout = Check{
 		repoTimeout := s.RepoServerTimeout()
 		gomega.Expect(execTimeout+execSlack).To(gomega.BeNumerically("<", repoTimeout),
 			"the environment cannot tell the two bounds apart: ARGOCD_EXEC_TIMEOUT %s, repo-server timeout %s", execTimeout, repoTimeout)
-		record := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-stop"))
+		// The plugin writes its record in a folder of the run, which goes
+		// with it: a hang the last refresh began may write after the check.
+		pluginDir, hostDir := s.Env.PluginScratch(s.Plugin(RoleFaultyGenerate).FullName())
+		name := dsl.UniqueName("cmpc-stop")
+		record := filepath.Join(hostDir, name)
 		ginkgo.DeferCleanup(func() { os.Remove(record) })
 		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("fault-exec").Path("prune-app"), RoleFaultyGenerate).
-			PluginEnv(map[string]string{strings.TrimPrefix(faulty.StopRecordEnv, "ARGOCD_ENV_"): record})
+			PluginEnv(map[string]string{strings.TrimPrefix(faulty.StopRecordEnv, "ARGOCD_ENV_"): path.Join(pluginDir, name)})
 		expectSyncedThroughPlugin(s, c).
 			When().Push(gitserver.Change{Message: "fault: hang", Files: map[string][]byte{faulty.FaultFile: []byte(faulty.FaultHang + "\n")}}).
 			Refresh(true).
