@@ -10,7 +10,9 @@ import (
 // RemoveAll removes dir and everything under it as os.RemoveAll does, by
 // several workers at once: a run's folder holds tens of thousands of files
 // of git repositories, and their removal waits on the disk more than on
-// the CPU (51,200 files in 40 repositories: 3.2 s alone, 0.8 s by 8).
+// the CPU. 51,200 files in 40 repositories, on a 2-core machine: idle, 0.83
+// to 0.90 s alone, 0.65 to 0.82 s by 8; with builds beside it, 1.3 to
+// 3.2 s alone, 0.8 to 1.1 s by 8.
 // Each entry down to splitDepth levels is a job of its own, each folder
 // there a subtree; a symbolic link is removed, never followed.
 func RemoveAll(dir string, workers int) error {
