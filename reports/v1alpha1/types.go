@@ -276,6 +276,12 @@ type Result struct {
 	Level           Level   `json:"level"`
 	State           State   `json:"state"`
 	DurationSeconds float64 `json:"durationSeconds"`
+	// SetupSeconds and CleanupSeconds are the time its spec spent before
+	// and after the check: a binding's Argo CD settings set before its
+	// first check, what the check created deleted and settings restored
+	// after it. The suite's time is the checks', these, and the gaps.
+	SetupSeconds   float64 `json:"setupSeconds,omitempty"`
+	CleanupSeconds float64 `json:"cleanupSeconds,omitempty"`
 	// Attempts is set only when a check was retried.
 	Attempts  int       `json:"attempts,omitempty"`
 	Message   string    `json:"message,omitempty"`
@@ -346,6 +352,9 @@ type SelfTestResult struct {
 	// Message is the check's failure text, or why it disagreed.
 	Message         string  `json:"message,omitempty"`
 	DurationSeconds float64 `json:"durationSeconds"`
+	// SetupSeconds and CleanupSeconds: as Result's.
+	SetupSeconds   float64 `json:"setupSeconds,omitempty"`
+	CleanupSeconds float64 `json:"cleanupSeconds,omitempty"`
 	// Hop is the hop of an upgrade run this result belongs to, as Hop.Name;
 	// empty outside upgrade runs.
 	Hop string `json:"hop,omitempty"`

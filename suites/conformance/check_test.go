@@ -309,3 +309,23 @@ func TestFailsForTheRightReasonByVersion(t *testing.T) {
 		t.Errorf("no reason at 3.6.1 accepted: %v %s", ok, why)
 	}
 }
+
+// specProfile splits the nodes around a check: set-up before it, clean-up
+// after it (its own DeferCleanups and an Ordered container's last ones),
+// never the check or the report's own node.
+func TestSpecProfile(t *testing.T) {
+	end := func(n types.NodeType, d time.Duration) types.SpecEvent {
+		return types.SpecEvent{SpecEventType: types.SpecEventNodeEnd, NodeType: n, Duration: d}
+	}
+	r := ginkgo.SpecReport{SpecEvents: []types.SpecEvent{
+		{SpecEventType: types.SpecEventNodeStart, NodeType: types.NodeTypeBeforeAll},
+		end(types.NodeTypeBeforeAll, 3*time.Second),
+		end(types.NodeTypeIt, 20*time.Second),
+		end(types.NodeTypeCleanupAfterEach, 2*time.Second),
+		end(types.NodeTypeCleanupAfterAll, 5*time.Second),
+		end(types.NodeTypeReportAfterEach, time.Second),
+	}}
+	if setup, cleanup := specProfile(r); setup != 3 || cleanup != 7 {
+		t.Errorf("set-up %v s and clean-up %v s, want 3 and 7", setup, cleanup)
+	}
+}

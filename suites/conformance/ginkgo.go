@@ -107,6 +107,26 @@ func checkSeconds(r ginkgo.SpecReport) float64 {
 	return r.RunTime.Seconds()
 }
 
+// specProfile is the time r's spec spent in the nodes around its check:
+// setup-nodes before it (a binding's BeforeAll sets Argo CD's settings),
+// cleanup after it (DeferCleanup: applications deleted, settings restored;
+// an Ordered container's last spec carries its AfterAll and cleanups).
+func specProfile(r ginkgo.SpecReport) (setup, cleanup float64) {
+	const before = types.NodeTypeBeforeAll | types.NodeTypeBeforeEach | types.NodeTypeJustBeforeEach
+	const after = types.NodeTypeAfterEach | types.NodeTypeJustAfterEach | types.NodeTypeAfterAll |
+		types.NodeTypeCleanupAfterEach | types.NodeTypeCleanupAfterAll
+	for _, e := range r.SpecEvents {
+		switch {
+		case e.SpecEventType != types.SpecEventNodeEnd:
+		case e.NodeType.Is(before):
+			setup += e.Duration.Seconds()
+		case e.NodeType.Is(after):
+			cleanup += e.Duration.Seconds()
+		}
+	}
+	return setup, cleanup
+}
+
 // entryValue is the value of r's first report entry named name.
 func entryValue(r ginkgo.SpecReport, name string) (any, bool) {
 	for _, e := range r.ReportEntries {
@@ -429,8 +449,9 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 		if right, why := info.binding.FailsForTheRightReason(info.check.ID, cfg.Env().ArgoCDVersion, msg); ok && want == "fail" && !right {
 			ok, msg = false, why+": "+msg
 		}
+		setup, cleanup := specProfile(r)
 		cfg.RecordSelfTest(v1alpha1.SelfTestResult{CheckID: info.check.ID, Witness: info.binding.Name, Expected: want,
-			Observed: state, OK: ok, Message: msg, DurationSeconds: checkSeconds(r), Hop: info.hop, Steps: steps(r),
+			Observed: state, OK: ok, Message: msg, DurationSeconds: checkSeconds(r), SetupSeconds: setup, CleanupSeconds: cleanup, Hop: info.hop, Steps: steps(r),
 			// Judged at the end against the reference (reports.Finalize),
 			// which a parallel run may have recorded in another process.
 			Provisional: info.check.Level == Provisional})
@@ -440,8 +461,9 @@ func record(cfg Config, info specInfo, r ginkgo.SpecReport, selected bool) {
 		return
 	}
 	c := info.check
+	setup, cleanup := specProfile(r)
 	cfg.Record(v1alpha1.Result{ID: c.ID, Title: c.Title, Area: string(c.Area), Level: c.Level, State: state,
-		DurationSeconds: checkSeconds(r), Attempts: r.NumAttempts, Message: msg, Upstream: c.Upstream,
+		DurationSeconds: checkSeconds(r), SetupSeconds: setup, CleanupSeconds: cleanup, Attempts: r.NumAttempts, Message: msg, Upstream: c.Upstream,
 		StartedAt: r.StartTime.UTC().Truncate(time.Millisecond), Observations: observations(r), Hop: info.hop, Steps: steps(r), Judged: judged(info.binding, c), Features: features(c),
 		RuntimeLimited: state == v1alpha1.StateNotApplicable && runtimeLimited(cfg, info.binding, c), BlockedBy: blockedOf(c, state, msg)})
 }

@@ -232,11 +232,11 @@ func Merge(rep *v1alpha1.ConformanceReport, rec *reports.Recorder, runs []*Child
 		}
 		rep.Timings.BringUpSeconds = max(rep.Timings.BringUpSeconds, r.report.Timings.BringUpSeconds)
 		rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: fmt.Sprintf("share %d: bring-up", r.index), Seconds: r.report.Timings.BringUpSeconds},
-			v1alpha1.Phase{Name: fmt.Sprintf("share %d: checks", r.index), Seconds: r.report.Timings.SuiteSeconds},
+			v1alpha1.Phase{Name: fmt.Sprintf("share %d: suite", r.index), Seconds: r.report.Timings.SuiteSeconds},
 			v1alpha1.Phase{Name: fmt.Sprintf("share %d: whole run", r.index), Seconds: r.report.Timings.TotalSeconds})
 		for _, p := range r.report.Timings.Phases {
-			if p.Name == "teardown" {
-				rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: fmt.Sprintf("share %d: teardown", r.index), Seconds: p.Seconds})
+			if p.Name == "teardown" || strings.HasPrefix(p.Name, reports.SuiteProfilePrefix) {
+				rep.Timings.Phases = append(rep.Timings.Phases, v1alpha1.Phase{Name: fmt.Sprintf("share %d: %s", r.index, p.Name), Seconds: p.Seconds})
 			}
 		}
 		if logs := filepath.Join(r.output, "reports", r.report.Metadata.RunID, "logs"); r.report.Metadata.RunID != "" {

@@ -113,7 +113,7 @@ func TestMergeShares(t *testing.T) {
 	for _, p := range rep.Timings.Phases {
 		phases = append(phases, p.Name)
 	}
-	if !slices.Contains(phases, "share 1: bring-up") || !slices.Contains(phases, "share 0: checks") {
+	if !slices.Contains(phases, "share 1: bring-up") || !slices.Contains(phases, "share 0: suite") {
 		t.Errorf("phases %v", phases)
 	}
 	if data, err := os.ReadFile(filepath.Join(reportDir, "logs", "share-1", "argocd-server.log")); err != nil || string(data) != "share log\n" {

@@ -169,13 +169,17 @@ func PrintResult(w io.Writer, r v1alpha1.Result) {
 // the verdict, writes the report and points <out>/reports/latest at it,
 // tells w the verdict and why, and returns the run's exit status.
 // suiteFailed says that Ginkgo itself did not pass (the results may not say
-// why: a spec that stopped early).
-func WriteReport(out, reportDir string, rep *v1alpha1.ConformanceReport, suiteFailed bool, w io.Writer) (int, error) {
+// why: a spec that stopped early); ranSuite that this process ran the
+// suite, so its time is split among the results (reports.SuiteProfile).
+func WriteReport(out, reportDir string, rep *v1alpha1.ConformanceReport, suiteFailed, ranSuite bool, w io.Writer) (int, error) {
 	results, selfTests, err := reports.ReadAll(filepath.Join(reportDir, "results.jsonl"))
 	if err != nil {
 		return 1, err
 	}
 	rep.Results, rep.SelfTest = results, selfTests
+	if ranSuite {
+		rep.Timings.Phases = append(rep.Timings.Phases, reports.SuiteProfile(rep.Timings.SuiteSeconds, results, selfTests)...)
+	}
 	reports.Finalize(rep)
 	if suiteFailed && rep.Summary.Verdict == v1alpha1.VerdictPassed {
 		// Ginkgo failed although no recorded result did: never report that as a pass.

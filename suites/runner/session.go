@@ -152,6 +152,6 @@ func (s *Session) Finish(runErr error, suiteFailed bool) (int, error) {
 		s.Report.Error = runErr.Error()
 	}
 	s.Report.Timings.TotalSeconds = time.Since(s.started).Seconds()
-	code, err := WriteReport(s.Out, s.ReportDir, s.Report, suiteFailed, s.Progress)
+	code, err := WriteReport(s.Out, s.ReportDir, s.Report, suiteFailed, !s.suiteStart.IsZero(), s.Progress)
 	return code, errors.Join(err, s.rec.Close())
 }
