@@ -150,15 +150,16 @@ type Check struct {
 	// reference plugin's applications through a hop).
 	AnyRole []Role
 	// RepoServer are repo-server settings (ARGOCD_*=value) the check runs
-	// under, for a documented behaviour behind an option; the repo-server
-	// gets its own back after. A binding's settings win (a witness that
-	// turns the option off).
+	// under, for a documented behaviour behind an option; a later spec that
+	// needs other settings, or the tree's end, gives the repo-server its own
+	// back (settle). A binding's settings win (a witness that turns the
+	// option off).
 	RepoServer []string
 	// Deadline, when set, is the repo-server deadline the check runs under
 	// where the runtime can restart the application controller: its
 	// controller.repo.server.timeout.seconds, set as a user sets it
 	// (argocd-cmd-params-cm, here the controller's environment), and the
-	// controller's own after. A check that waits a hang out then takes that
+	// controller's own after, as RepoServer's (settle). A check that waits a hang out then takes that
 	// long, not the environment's argocd.RepoServerTimeout; elsewhere it
 	// runs under the environment's. Suite.RepoServerTimeout says which.
 	Deadline time.Duration

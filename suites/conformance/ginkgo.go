@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
-	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/internal/text"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
@@ -97,6 +95,10 @@ func observations(r ginkgo.SpecReport) []string {
 // spec of the hop.
 const durationEntry = "cmp-conformance check duration"
 
+// settleEntry carries how long the spec took to give Argo CD the settings
+// its check runs under (settle): set-up, not the check's time.
+const settleEntry = "cmp-conformance settle duration"
+
 // checkSeconds is the check's own duration, or the spec's.
 func checkSeconds(r ginkgo.SpecReport) float64 {
 	if v, ok := entryValue(r, durationEntry); ok {
@@ -107,14 +109,19 @@ func checkSeconds(r ginkgo.SpecReport) float64 {
 	return r.RunTime.Seconds()
 }
 
-// specProfile is the time r's spec spent in the nodes around its check:
-// setup-nodes before it (a binding's BeforeAll sets Argo CD's settings),
+// specProfile is the time r's spec spent around its check: set-up before it
+// (Argo CD settled for it, a binding's BeforeAll: its RBAC settings),
 // cleanup after it (DeferCleanup: applications deleted, settings restored;
 // an Ordered container's last spec carries its AfterAll and cleanups).
 func specProfile(r ginkgo.SpecReport) (setup, cleanup float64) {
 	const before = types.NodeTypeBeforeAll | types.NodeTypeBeforeEach | types.NodeTypeJustBeforeEach
 	const after = types.NodeTypeAfterEach | types.NodeTypeJustAfterEach | types.NodeTypeAfterAll |
 		types.NodeTypeCleanupAfterEach | types.NodeTypeCleanupAfterAll
+	if v, ok := entryValue(r, settleEntry); ok {
+		if d, ok := v.(time.Duration); ok {
+			setup += d.Seconds()
+		}
+	}
 	for _, e := range r.SpecEvents {
 		switch {
 		case e.SpecEventType != types.SpecEventNodeEnd:
@@ -207,7 +214,7 @@ func Register(cfg Config) error {
 	})
 	recorded := map[specKey]bool{}
 	// Interruptible, with room: Done may take an environment down.
-	ginkgo.ReportAfterEach(func(_ ginkgo.SpecContext, r ginkgo.SpecReport) {
+	ginkgo.ReportAfterEach(func(ctx ginkgo.SpecContext, r ginkgo.SpecReport) {
 		key, ok := keyOf(r)
 		if !ok {
 			return
@@ -220,8 +227,11 @@ func Register(cfg Config) error {
 		if !takenElsewhere(r) {
 			record(cfg, info, r, selected(info.check.Labels()))
 		}
-		if cfg.Done != nil && len(recorded) == len(specs) {
-			cfg.Done()
+		if len(recorded) == len(specs) {
+			gomega.Expect(restoreArgoCD(ctx, cfg.Env())).To(gomega.Succeed())
+			if cfg.Done != nil {
+				cfg.Done()
+			}
 		}
 	}, ginkgo.NodeTimeout(5*time.Minute))
 	return nil
@@ -344,16 +354,13 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 			}
 		}
 	}
-	if len(c.RepoServer) > 0 {
-		underSettings(ctx, env, b, c)
-	}
+	// Settling Argo CD is the spec's set-up, not the check's time.
+	settled := time.Now()
 	s := NewSuite(env, b)
 	s.hop = hop
-	if c.Deadline > 0 && env.Controller != nil {
-		setting := argocd.ControllerRepoServerTimeoutEnv + "=" + strconv.Itoa(int(c.Deadline.Seconds()))
-		withControllerSettings(ctx, env, mergeSettings(b.ControllerSettings, []string{setting}), b.ControllerSettings, c.ID)
-		s.deadline = c.Deadline
-	}
+	s.deadline = settle(ctx, env, b, c)
+	ginkgo.AddReportEntry(settleEntry, time.Since(settled), ginkgo.ReportEntryVisibilityNever)
+	start = time.Now()
 	if !b.Witness && c.Level != Provisional {
 		c.Test(ctx, s)
 		return

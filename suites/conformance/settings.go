@@ -2,9 +2,11 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,55 +15,75 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 )
 
-// reconfigureArgoCD sets the binding's repo-server, controller and RBAC
-// settings before its first check and takes them back after its last,
-// Ctrl-C included.
+// reconfigureArgoCD sets the binding's RBAC settings before its first
+// check and takes them back after its last, Ctrl-C included. Its
+// repo-server and controller settings are given spec by spec (settle).
 func reconfigureArgoCD(cfg Config, b Binding) {
+	if len(b.RBACSettings) == 0 {
+		return
+	}
 	ginkgo.BeforeAll(func(ctx ginkgo.SpecContext) {
-		if len(b.RBACSettings) > 0 {
-			withRBACSettings(ctx, cfg.Env(), b.RBACSettings, b.Name)
-		}
-		if len(b.RepoServerSettings) > 0 {
-			withRepoServerSettings(ctx, cfg.Env(), b.RepoServerSettings, nil, b.Name)
-		}
-		if len(b.ControllerSettings) > 0 {
-			withControllerSettings(ctx, cfg.Env(), b.ControllerSettings, nil, b.Name)
-		}
-	}, ginkgo.NodeTimeout(5*time.Minute))
+		withRBACSettings(ctx, cfg.Env(), b.RBACSettings, b.Name)
+	}, ginkgo.NodeTimeout(time.Minute))
 }
 
-// withControllerSettings restarts the controller with settings, and with
-// restore (nil: its own) once the running node's scope ends.
-func withControllerSettings(ctx context.Context, env *dsl.Env, settings, restore []string, who string) {
-	if env.Controller == nil {
-		ginkgo.Fail(fmt.Sprintf("%s changes the controller's settings (%v), which this runtime cannot do", who, settings))
+// settle gives the repo-server and the controller the settings a spec
+// needs before its check: the binding's, with the check's own over them
+// (its repo-server settings; its deadline, on the controller). A component
+// that runs with them already is not restarted (the runtimes leave it), and
+// nothing is taken back after the spec: the next spec settles what it
+// needs, and restoreArgoCD gives Argo CD its own settings back once the
+// tree has run. So specs that need the same settings in a row cost no
+// restart, and one binding's settings followed by another's cost one
+// restart, not a restore and a set. A failure here is the harness's, never
+// a check's outcome. It returns the deadline the check runs under (0:
+// Argo CD's own).
+func settle(ctx context.Context, env *dsl.Env, b Binding, c Check) time.Duration {
+	repo := mergeSettings(c.RepoServer, b.RepoServerSettings)
+	ctrl, deadline := b.ControllerSettings, time.Duration(0)
+	if c.Deadline > 0 && env.Controller != nil {
+		ctrl = mergeSettings(ctrl, []string{argocd.ControllerRepoServerTimeoutEnv + "=" + strconv.Itoa(int(c.Deadline.Seconds()))})
+		deadline = c.Deadline
 	}
-	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
-		gomega.Expect(env.Controller.ReconfigureController(ctx, restore)).To(gomega.Succeed(), "restoring the controller's settings after %s", who)
-	}, ginkgo.NodeTimeout(5*time.Minute))
-	gomega.Expect(env.Controller.ReconfigureController(ctx, settings)).To(gomega.Succeed(), "setting %v on the controller for %s", settings, who)
-}
-
-// withRepoServerSettings restarts the repo-server with settings, and with
-// restore once the running node's scope ends (DeferCleanup). A failure here
-// is the harness's, never a check's outcome.
-func withRepoServerSettings(ctx context.Context, env *dsl.Env, settings, restore []string, who string) {
-	if env.RepoServer == nil {
-		ginkgo.Fail(fmt.Sprintf("%s changes the repo-server's settings (%v), which this runtime cannot do", who, settings))
+	who := c.ID + " of " + b.Name
+	switch {
+	case env.RepoServer != nil:
+		gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, repo)).To(gomega.Succeed(), "giving the repo-server %v for %s", repo, who)
+	case len(repo) > 0:
+		ginkgo.Fail(fmt.Sprintf("%s changes the repo-server's settings (%v), which this runtime cannot do", who, repo))
 	}
-	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
-		gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, restore)).To(gomega.Succeed(), "restoring the repo-server's settings after %s", who)
-	}, ginkgo.NodeTimeout(5*time.Minute))
-	gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, settings)).To(gomega.Succeed(), "setting %v on the repo-server for %s", settings, who)
+	switch {
+	case env.Controller != nil:
+		gomega.Expect(env.Controller.ReconfigureController(ctx, ctrl)).To(gomega.Succeed(), "giving the controller %v for %s", ctrl, who)
+	case len(ctrl) > 0:
+		ginkgo.Fail(fmt.Sprintf("%s changes the controller's settings (%v), which this runtime cannot do", who, ctrl))
+	}
+	return deadline
 }
 
-// underSettings runs a check under its repo-server settings, the binding's
-// over them, and gives the repo-server the binding's alone after it.
-func underSettings(ctx context.Context, env *dsl.Env, b Binding, c Check) {
-	withRepoServerSettings(ctx, env, mergeSettings(c.RepoServer, b.RepoServerSettings), b.RepoServerSettings, c.ID)
+// restoreArgoCD gives the repo-server and the controller their own
+// settings again once the tree has run (Ctrl-C included): an environment
+// that is kept (env up, an existing cluster) must not keep a witness's.
+func restoreArgoCD(ctx context.Context, env *dsl.Env) error {
+	if env == nil {
+		return nil
+	}
+	var errs []error
+	if env.RepoServer != nil {
+		if err := env.RepoServer.ReconfigureRepoServer(ctx, nil); err != nil {
+			errs = append(errs, fmt.Errorf("giving the repo-server its own settings back: %w", err))
+		}
+	}
+	if env.Controller != nil {
+		if err := env.Controller.ReconfigureController(ctx, nil); err != nil {
+			errs = append(errs, fmt.Errorf("giving the controller its own settings back: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // mergeSettings is base with over's values winning, by name.

@@ -50,8 +50,9 @@ type Binding struct {
 	// Certification holds the subject's samples in a certify binding.
 	Certification *Certification
 	// RepoServerSettings (ARGOCD_*=value) are set on the repo-server while
-	// the binding's checks run, and taken back after: a witness that is an
-	// Argo CD with a protection turned off, not a plugin.
+	// the binding's checks run (settle: each spec gives Argo CD the
+	// settings it needs, restarting only what runs with others): a witness
+	// that is an Argo CD with a protection turned off, not a plugin.
 	RepoServerSettings []string
 	// ControllerSettings are the same for the application controller (the
 	// source hydrator's switch is one).
