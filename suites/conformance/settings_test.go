@@ -1,0 +1,52 @@
+package conformance
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+)
+
+// reconfigurations records what settle asks of the runtime.
+type reconfigurations struct{ repo, ctrl [][]string }
+
+func (r *reconfigurations) ReconfigureRepoServer(_ context.Context, s []string) error {
+	r.repo = append(r.repo, s)
+	return nil
+}
+
+func (r *reconfigurations) ReconfigureController(_ context.Context, s []string) error {
+	r.ctrl = append(r.ctrl, s)
+	return nil
+}
+
+// settle asks for what each spec needs, the binding's settings winning over
+// the check's, its deadline on the controller, and never for a restore
+// after it: the runtime leaves a component that runs with them already.
+func TestSettleAsksForWhatTheSpecNeeds(t *testing.T) {
+	gomega.RegisterTestingT(t)
+	rec := &reconfigurations{}
+	env := &dsl.Env{RepoServer: rec, Controller: rec}
+	witness := Binding{Name: "broken/x", RepoServerSettings: []string{"ARGOCD_A=off"}}
+	check := Check{ID: "X-1", RepoServer: []string{"ARGOCD_A=on", "ARGOCD_B=1"}, Deadline: 10 * time.Second}
+
+	if d := settle(context.Background(), env, witness, check); d != 10*time.Second {
+		t.Errorf("deadline %s, want the check's 10s", d)
+	}
+	if d := settle(context.Background(), env, Binding{Name: "conformance"}, Check{ID: "X-2"}); d != 0 {
+		t.Errorf("deadline %s, want none", d)
+	}
+	wantRepo := [][]string{{"ARGOCD_B=1", "ARGOCD_A=off"}, nil}
+	wantCtrl := [][]string{{argocd.ControllerRepoServerTimeoutEnv + "=10"}, nil}
+	if !slices.EqualFunc(rec.repo, wantRepo, slices.Equal) || !slices.EqualFunc(rec.ctrl, wantCtrl, slices.Equal) {
+		t.Errorf("asked the repo-server %q and the controller %q, want %q and %q", rec.repo, rec.ctrl, wantRepo, wantCtrl)
+	}
+	if err := restoreArgoCD(context.Background(), env); err != nil || len(rec.repo) != 3 || rec.repo[2] != nil || rec.ctrl[2] != nil {
+		t.Errorf("the tree's end gives Argo CD its own settings back: %v, %q, %q", err, rec.repo, rec.ctrl)
+	}
+}
