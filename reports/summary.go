@@ -173,6 +173,39 @@ func writeTimings(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 		fmt.Fprintf(b, "| Phase: %s | %s |\n", cell(p.Name), secs(p.Seconds))
 	}
 	b.WriteString("\n")
+	writeSlowestSpecs(b, r)
+}
+
+// slowestSpecs is how many specs the summary lists by their time.
+const slowestSpecs = 10
+
+// writeSlowestSpecs lists the specs that took longest, check and witness
+// rows alike, with what their spec spent around the check.
+func writeSlowestSpecs(b *strings.Builder, r *v1alpha1.ConformanceReport) {
+	type spec struct {
+		check, against, hop        string
+		own, setup, cleanup, whole float64
+	}
+	var all []spec
+	for _, res := range r.Results {
+		all = append(all, spec{res.ID, "the run's subjects", res.Hop, res.DurationSeconds, res.SetupSeconds, res.CleanupSeconds, 0})
+	}
+	for _, st := range r.SelfTest {
+		all = append(all, spec{st.CheckID, st.Witness, st.Hop, st.DurationSeconds, st.SetupSeconds, st.CleanupSeconds, 0})
+	}
+	if len(all) < 2 {
+		return
+	}
+	for i := range all {
+		all[i].whole = all[i].own + all[i].setup + all[i].cleanup
+	}
+	slices.SortStableFunc(all, func(x, y spec) int { return cmp.Compare(y.whole, x.whole) })
+	fmt.Fprintf(b, "Slowest specs (of %d): a check's own time, and its spec's set-up and clean-up.\n\n", len(all))
+	b.WriteString("| Check | Against | Check's own | Set-up | Clean-up | Spec |\n|---|---|---:|---:|---:|---:|\n")
+	for _, s := range all[:min(slowestSpecs, len(all))] {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", cell(withHop(s.check, s.hop)), cell(s.against), secs(s.own), secs(s.setup), secs(s.cleanup), secs(s.whole))
+	}
+	b.WriteString("\n")
 }
 
 func writeResults(b *strings.Builder, r *v1alpha1.ConformanceReport) {
