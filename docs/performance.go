@@ -88,11 +88,11 @@ Measured %s on %s. Every run's own report holds these figures too
 			continue
 		}
 		r := b.Runs[name]
-		fmt.Fprintf(&w, "\n## %s\n\nBring-up by phase: %s.\n\nSlowest checks:\n\n| Check | Seconds | State |\n|---|---|---|\n", name, phases(r))
+		fmt.Fprintf(&w, "\n## %s\n\nPhases (bring-up, and where each suite's time went): %s.\n\nSlowest checks (their own time, and their spec's set-up and clean-up):\n\n| Check | Seconds | Set-up | Clean-up | State |\n|---|---|---|---|---|\n", name, phases(r))
 		results := slices.Clone(r.Results)
 		slices.SortFunc(results, func(a, b v1alpha1.Result) int { return cmp.Compare(b.DurationSeconds, a.DurationSeconds) })
 		for _, res := range results[:min(8, len(results))] {
-			fmt.Fprintf(&w, "| %s | %.1f | %s |\n", res.ID, res.DurationSeconds, res.State)
+			fmt.Fprintf(&w, "| %s | %.1f | %.1f | %.1f | %s |\n", res.ID, res.DurationSeconds, res.SetupSeconds, res.CleanupSeconds, res.State)
 		}
 		if st := r.SelfTest; len(st) > 0 {
 			fmt.Fprintf(&w, "\n%d self-test rows.\n", len(st))
