@@ -16,13 +16,14 @@ import (
 // A parallel run balances its shares by what each spec is expected to cost:
 // the seconds it took in the newest earlier reports of this output folder,
 // else in the reference timings below, else typicalSeconds; each plus
-// specOverhead.
+// specOverhead. Upgrade runs say nothing (their specs belong to hops).
 
-// defaultTimingsJSON holds each spec's seconds in a full self-test
-// (v3.6.1, embedded runtime, 2 cores, 3 environments side by side): what a
-// fresh clone balances by. Regenerate it from a later report with
+// defaultTimingsJSON holds each spec's seconds in a full self-test and a
+// certification's self-test (v3.6.1, embedded runtime, 2 cores, 3
+// environments side by side): what a fresh clone balances by. Regenerate it
+// from later reports (a list, as PATH separates) with
 //
-//	CMPC_TIMINGS_FROM=_output/reports/latest/report.json go test ./suites/parallel -run TestDefaultTimings
+//	CMPC_TIMINGS_FROM=<catalogue report.json>:<certify report.json> go test ./suites/parallel -run TestDefaultTimings
 //
 //go:embed timings.json
 var defaultTimingsJSON []byte
@@ -45,14 +46,17 @@ func DefaultTimings() map[string]float64 {
 	return t.Seconds
 }
 
-// TimingsOf is the seconds of every spec of a catalogue report that ran.
+// TimingsOf is the seconds of every spec of a report that ran: the
+// conformance binding's results of a catalogue run, and the witness rows of
+// any self-test (a certification's too: its witnesses are whole units of
+// its shares, and one that waits a deadline out weighs a minute).
 func TimingsOf(r *v1alpha1.ConformanceReport) map[string]float64 {
 	out := map[string]float64{}
-	if !ofCatalogue(r) {
+	if r == nil {
 		return out
 	}
 	for _, res := range r.Results {
-		if res.Hop == "" && res.State != v1alpha1.StateSkipped && res.DurationSeconds > 0 {
+		if ofCatalogue(r) && res.Hop == "" && res.State != v1alpha1.StateSkipped && res.DurationSeconds > 0 {
 			out[Key("conformance", res.ID)] = res.DurationSeconds
 		}
 	}
@@ -67,7 +71,7 @@ func TimingsOf(r *v1alpha1.ConformanceReport) map[string]float64 {
 // pastReports bounds how many earlier reports a parallel run reads.
 const pastReports = 12
 
-// PastTimings gathers each spec's seconds from the newest catalogue reports
+// PastTimings gathers each spec's seconds from the newest reports
 // under reportsDir (<output>/reports), the run ID except: for each spec, its
 // newest figure at this Argo CD version, else its newest at another. Upgrade
 // runs (the last of make test) and interrupted specs say nothing; a report
@@ -90,7 +94,7 @@ func PastTimings(reportsDir, version, except string) map[string]float64 {
 			break
 		}
 		r := ReadReport(filepath.Join(reportsDir, id, reports.ReportJSON))
-		if !ofCatalogue(r) {
+		if r == nil {
 			continue
 		}
 		read++
@@ -112,8 +116,8 @@ func PastTimings(reportsDir, version, except string) map[string]float64 {
 	return same
 }
 
-// ofCatalogue says whether r is a catalogue run's report: upgrade and
-// certify runs time other checks.
+// ofCatalogue says whether r is a catalogue run's report, whose results
+// are the conformance binding's: a certification's are its subject's.
 func ofCatalogue(r *v1alpha1.ConformanceReport) bool {
 	return r != nil && (r.Profile == "" || r.Profile == plugins.ProfileCatalogue)
 }

@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -45,6 +46,11 @@ func TestPastTimings(t *testing.T) {
 	// Newest: an upgrade run (the last of make test) says nothing of the catalogue.
 	writeTestReport(t, dir, "20260104-000000-dddd", v1alpha1.ConformanceReport{Environment: at("v3.6.1"), Profile: plugins.ProfileUpgrade,
 		Results: []v1alpha1.Result{{ID: "SMOKE-001", State: v1alpha1.StatePassed, DurationSeconds: 500}}})
+	// A certification's self-test: its witness rows count, its subject's
+	// results are no conformance binding's.
+	writeTestReport(t, dir, "20260104-120000-cert", v1alpha1.ConformanceReport{Environment: at("v3.6.1"), Profile: plugins.ProfilePlugin,
+		Results:  []v1alpha1.Result{{ID: "PLUG-002", State: v1alpha1.StatePassed, DurationSeconds: 5}},
+		SelfTest: []v1alpha1.SelfTestResult{{CheckID: "PLUG-002", Witness: "broken/subject-unhealthy", DurationSeconds: 63}}})
 	// The run itself, and a broken report, are left out.
 	writeTestReport(t, dir, "20260105-000000-eeee", v1alpha1.ConformanceReport{Environment: at("v3.6.1"),
 		Results: []v1alpha1.Result{{ID: "SMOKE-001", State: v1alpha1.StatePassed, DurationSeconds: 700}}})
@@ -56,10 +62,11 @@ func TestPastTimings(t *testing.T) {
 
 	got := PastTimings(dir, "v3.6.1", "20260105-000000-eeee")
 	want := map[string]float64{
-		Key("conformance", "SMOKE-001"): 12, // newest at this version
-		Key("conformance", "FAULT-001"): 40, // the newest that ran it
-		Key("broken/w", "SVC-008"):      90,
-		Key("conformance", "HELM-001"):  20, // only another version knows it
+		Key("conformance", "SMOKE-001"):             12, // newest at this version
+		Key("conformance", "FAULT-001"):             40, // the newest that ran it
+		Key("broken/w", "SVC-008"):                  90,
+		Key("conformance", "HELM-001"):              20, // only another version knows it
+		Key("broken/subject-unhealthy", "PLUG-002"): 63,
 	}
 	if len(got) != len(want) {
 		t.Errorf("got %v, want %v", got, want)
@@ -80,16 +87,20 @@ func TestPastTimings(t *testing.T) {
 // (a full catalogue self-test) first.
 func TestDefaultTimings(t *testing.T) {
 	if from := os.Getenv("CMPC_TIMINGS_FROM"); from != "" {
-		r := ReadReport(from)
-		if r == nil || (r.Profile != "" && r.Profile != "catalogue") || len(r.SelfTest) == 0 {
-			t.Fatalf("%s: not the report of a catalogue self-test", from)
-		}
 		seconds := map[string]float64{}
-		for k, s := range TimingsOf(r) {
-			seconds[k] = float64(int(s*10+0.5)) / 10
+		var sources []string
+		for _, file := range filepath.SplitList(from) {
+			r := ReadReport(file)
+			if r == nil || len(r.SelfTest) == 0 || r.Upgrade != nil {
+				t.Fatalf("%s: not the report of a self-test (catalogue or certification)", file)
+			}
+			for k, s := range TimingsOf(r) {
+				seconds[k] = float64(int(s*10+0.5)) / 10
+			}
+			sources = append(sources, cmp.Or(r.Profile, "catalogue")+" self-test of Argo CD "+r.Environment.ArgoCDVersion+", "+r.Environment.Runtime+
+				" runtime, run "+r.Metadata.RunID+" ("+r.Metadata.Command+")")
 		}
-		data, err := json.MarshalIndent(timings{Source: "self-test of Argo CD " + r.Environment.ArgoCDVersion + ", " + r.Environment.Runtime +
-			" runtime, run " + r.Metadata.RunID + " (" + r.Metadata.Command + ")", Seconds: seconds}, "", " ")
+		data, err := json.MarshalIndent(timings{Source: strings.Join(sources, "; "), Seconds: seconds}, "", " ")
 		if err != nil {
 			t.Fatal(err)
 		}
