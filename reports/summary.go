@@ -187,17 +187,17 @@ func writeSlowestSpecs(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 		own, setup, cleanup, whole float64
 	}
 	var all []spec
+	add := func(check, against, hop string, own, setup, cleanup float64) {
+		all = append(all, spec{check, against, hop, own, setup, cleanup, own + setup + cleanup})
+	}
 	for _, res := range r.Results {
-		all = append(all, spec{res.ID, "the run's subjects", res.Hop, res.DurationSeconds, res.SetupSeconds, res.CleanupSeconds, 0})
+		add(res.ID, "the run's subjects", res.Hop, res.DurationSeconds, res.SetupSeconds, res.CleanupSeconds)
 	}
 	for _, st := range r.SelfTest {
-		all = append(all, spec{st.CheckID, st.Witness, st.Hop, st.DurationSeconds, st.SetupSeconds, st.CleanupSeconds, 0})
+		add(st.CheckID, st.Witness, st.Hop, st.DurationSeconds, st.SetupSeconds, st.CleanupSeconds)
 	}
 	if len(all) < 2 {
 		return
-	}
-	for i := range all {
-		all[i].whole = all[i].own + all[i].setup + all[i].cleanup
 	}
 	slices.SortStableFunc(all, func(x, y spec) int { return cmp.Compare(y.whole, x.whole) })
 	fmt.Fprintf(b, "Slowest specs (of %d): a check's own time, and its spec's set-up and clean-up.\n\n", len(all))

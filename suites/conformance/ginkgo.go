@@ -101,12 +101,17 @@ const settleEntry = "cmp-conformance settle duration"
 
 // checkSeconds is the check's own duration, or the spec's.
 func checkSeconds(r ginkgo.SpecReport) float64 {
-	if v, ok := entryValue(r, durationEntry); ok {
-		if d, ok := v.(time.Duration); ok {
-			return d.Seconds()
-		}
+	if d, ok := durationOf(r, durationEntry); ok {
+		return d.Seconds()
 	}
 	return r.RunTime.Seconds()
+}
+
+// durationOf is the duration r's report entry name carries.
+func durationOf(r ginkgo.SpecReport, name string) (time.Duration, bool) {
+	v, _ := entryValue(r, name)
+	d, ok := v.(time.Duration)
+	return d, ok
 }
 
 // specProfile is the time r's spec spent around its check: set-up before it
@@ -117,10 +122,8 @@ func specProfile(r ginkgo.SpecReport) (setup, cleanup float64) {
 	const before = types.NodeTypeBeforeAll | types.NodeTypeBeforeEach | types.NodeTypeJustBeforeEach
 	const after = types.NodeTypeAfterEach | types.NodeTypeJustAfterEach | types.NodeTypeAfterAll |
 		types.NodeTypeCleanupAfterEach | types.NodeTypeCleanupAfterAll
-	if v, ok := entryValue(r, settleEntry); ok {
-		if d, ok := v.(time.Duration); ok {
-			setup += d.Seconds()
-		}
+	if d, ok := durationOf(r, settleEntry); ok {
+		setup += d.Seconds()
 	}
 	for _, e := range r.SpecEvents {
 		switch {
