@@ -111,8 +111,9 @@ until then the self-test leaves their rows unjudged. **Cannot run on** names
 the runtimes that lack what the check needs; there it is not applicable and
 a level that would depend on it says so. A check marked *(deadline)* waits
 a hang out: where the runtime can restart the application controller
-(embedded), it runs under that repo-server deadline, set as a user sets
-controller.repo.server.timeout.seconds in argocd-cmd-params-cm; elsewhere
+and argocd-server (embedded), it runs under that repo-server deadline, set
+as a user sets controller.repo.server.timeout.seconds and
+server.repo.server.timeout.seconds in argocd-cmd-params-cm; elsewhere
 under the environment's (25 s on the runtimes this harness installs).
 `
 

@@ -29,10 +29,12 @@ func TestSuiteProfileSplitsTheSuite(t *testing.T) {
 }
 
 // The summary lists the slowest specs by their whole time, a witness row's
-// set-up and clean-up included, and says what each part was.
+// set-up and clean-up included, and says what each part was; a skipped
+// check is not listed.
 func TestSummaryListsTheSlowestSpecs(t *testing.T) {
 	r := &v1alpha1.ConformanceReport{
-		Results:  []v1alpha1.Result{{ID: "FAST-001", DurationSeconds: 1}, {ID: "SLOW-001", DurationSeconds: 30, CleanupSeconds: 2}},
+		Results: []v1alpha1.Result{{ID: "FAST-001", DurationSeconds: 1}, {ID: "SLOW-001", DurationSeconds: 30, CleanupSeconds: 2},
+			{ID: "SKIP-001", State: v1alpha1.StateSkipped}},
 		SelfTest: []v1alpha1.SelfTestResult{{CheckID: "FAST-001", Witness: "broken/w", DurationSeconds: 20, SetupSeconds: 12, CleanupSeconds: 1}},
 	}
 	md := renderSummary(r)

@@ -180,7 +180,8 @@ func writeTimings(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 const slowestSpecs = 10
 
 // writeSlowestSpecs lists the specs that took longest, check and witness
-// rows alike, with what their spec spent around the check.
+// rows alike, with what their spec spent around the check; a check that
+// was skipped is not among them.
 func writeSlowestSpecs(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 	type spec struct {
 		check, against, hop        string
@@ -191,6 +192,9 @@ func writeSlowestSpecs(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 		all = append(all, spec{check, against, hop, own, setup, cleanup, own + setup + cleanup})
 	}
 	for _, res := range r.Results {
+		if res.State == v1alpha1.StateSkipped {
+			continue // it did not run: no time of its own to rank
+		}
 		add(res.ID, "the run's subjects", res.Hop, res.DurationSeconds, res.SetupSeconds, res.CleanupSeconds)
 	}
 	for _, st := range r.SelfTest {

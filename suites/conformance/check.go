@@ -157,11 +157,13 @@ type Check struct {
 	RepoServer []string
 	// Deadline, when set, is the repo-server deadline the check runs under
 	// where the runtime can restart the application controller: its
-	// controller.repo.server.timeout.seconds, set as a user sets it
-	// (argocd-cmd-params-cm, here the controller's environment), and the
-	// controller's own after, as RepoServer's (settle). A check that waits a hang out then takes that
-	// long, not the environment's argocd.RepoServerTimeout; elsewhere it
-	// runs under the environment's. Suite.RepoServerTimeout says which.
+	// controller.repo.server.timeout.seconds, and argocd-server's
+	// server.repo.server.timeout.seconds where the runtime can restart it
+	// too, set as a user sets them (argocd-cmd-params-cm, here the
+	// components' environment), and their own after, as RepoServer's
+	// (settle). A check that waits a hang out then takes that long, not the
+	// environment's argocd.RepoServerTimeout; elsewhere it runs under the
+	// environment's. Suite.RepoServerTimeout says which.
 	Deadline time.Duration
 	// Needs are what the check needs of its runtime beyond Argo CD's API
 	// and the cluster: where the runtime lacks one, the check does not

@@ -67,6 +67,15 @@ func faultCheck(id, fault, title string, surfaces *regexp.Regexp, upstream ...st
 // controller.repo.server.timeout.seconds.
 const hangDeadline = 10 * time.Second
 
+// faultHangDeadline is FAULT-001's repo-server deadline (Check.Deadline):
+// shorter than the cmp-server's ARGOCD_EXEC_TIMEOUT, so that the deadline
+// a user sets is what ends the hang. What must fit in it before the fault,
+// the application's creation (argocd-server validates it through the
+// repo-server) and its first render, took 0.4 to 0.9 s on 2 cores running
+// three environments: a machine would have to be seven times slower for
+// the deadline to strike there (the slowest seen was 3.7 times).
+const faultHangDeadline = 6 * time.Second
+
 // deadlineStruck is a manifest generation's error when the repo-server's
 // deadline struck.
 var deadlineStruck = regexp.MustCompile(`(?i)DeadlineExceeded|deadline exceeded`)
@@ -93,11 +102,16 @@ var (
 			// Argo CD v3.2 says only "signal: terminated" (or "killed"): the cmp-server ends the
 			// command when the request's deadline passes (#20577).
 			regexp.MustCompile(`(?i)deadline exceeded|context canceled|timed? ?out|timeout|signal: (killed|terminated)`), "argoproj/argo-cd#20577")
-		// The hang is waited out by the refresh, the sync with prune and
-		// the recovery (each about one deadline): under the environment's
-		// 25 s that was over a minute. Generating the sample takes well
-		// under a second.
-		c.Deadline = hangDeadline
+		// The hang is waited out three times: by the refresh, by the sync
+		// with prune, and by the comparison the controller starts once
+		// that operation has ended, which the recovery's refresh waits
+		// behind. Under the environment's 25 s that was over a minute;
+		// under hangDeadline the cmp-server's own 8 s
+		// (argocd.PluginExecTimeout) struck first, 31 to 36 s in all.
+		// Generating the sample takes well under a second, and a render
+		// of the mended sample that a slow machine lets the deadline cut
+		// is refreshed again (RefreshingWhile).
+		c.Deadline = faultHangDeadline
 		return c
 	}()
 	faultCrash = faultCheck("FAULT-002", faulty.FaultCrash,

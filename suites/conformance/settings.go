@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -33,36 +34,67 @@ func reconfigureArgoCD(cfg Config, b Binding) {
 
 // settle gives the repo-server and the controller the settings a spec
 // needs before its check: the binding's, with the check's own over them
-// (its repo-server settings; its deadline, on the controller). A component
-// that runs with them already is not restarted (the runtimes leave it), and
-// nothing is taken back after the spec: the next spec settles what it
-// needs, and restoreArgoCD gives Argo CD its own settings back once the
-// tree has run. So specs that need the same settings in a row cost no
-// restart, and one binding's settings followed by another's cost one
-// restart, not a restore and a set. A failure here is the harness's, never
-// a check's outcome. It returns the deadline the check runs under (0:
-// Argo CD's own).
+// (its repo-server settings; its deadline, on the controller and on
+// argocd-server, as a user shortens both in argocd-cmd-params-cm). A
+// component that runs with them already is not restarted (the runtimes
+// leave it), and nothing is taken back after the spec: the next spec
+// settles what it needs, and restoreArgoCD gives Argo CD its own settings
+// back once the tree has run. So specs that need the same settings in a
+// row cost no restart, and one binding's settings followed by another's
+// cost one restart, not a restore and a set. The components are restarted
+// side by side: each waits for its own start. A failure here is the
+// harness's, never a check's outcome. It returns the deadline the check
+// runs under (0: Argo CD's own).
 func settle(ctx context.Context, env *dsl.Env, b Binding, c Check) time.Duration {
 	repo := mergeSettings(c.RepoServer, b.RepoServerSettings)
-	ctrl, deadline := b.ControllerSettings, time.Duration(0)
+	ctrl, srv, deadline := b.ControllerSettings, []string(nil), time.Duration(0)
 	if c.Deadline > 0 && env.Controller != nil {
-		ctrl = mergeSettings(ctrl, []string{argocd.ControllerRepoServerTimeoutEnv + "=" + strconv.Itoa(int(c.Deadline.Seconds()))})
+		secs := strconv.Itoa(int(c.Deadline.Seconds()))
+		ctrl = mergeSettings(ctrl, []string{argocd.ControllerRepoServerTimeoutEnv + "=" + secs})
+		srv = []string{argocd.ServerRepoServerTimeoutEnv + "=" + secs}
 		deadline = c.Deadline
 	}
 	who := c.ID + " of " + b.Name
-	switch {
-	case env.RepoServer != nil:
-		gomega.Expect(env.RepoServer.ReconfigureRepoServer(ctx, repo)).To(gomega.Succeed(), "giving the repo-server %v for %s", repo, who)
-	case len(repo) > 0:
+	if env.RepoServer == nil && len(repo) > 0 {
 		ginkgo.Fail(fmt.Sprintf("%s changes the repo-server's settings (%v), which this runtime cannot do", who, repo))
 	}
-	switch {
-	case env.Controller != nil:
-		gomega.Expect(env.Controller.ReconfigureController(ctx, ctrl)).To(gomega.Succeed(), "giving the controller %v for %s", ctrl, who)
-	case len(ctrl) > 0:
+	if env.Controller == nil && len(ctrl) > 0 {
 		ginkgo.Fail(fmt.Sprintf("%s changes the controller's settings (%v), which this runtime cannot do", who, ctrl))
 	}
+	// argocd-server's deadline bounds only how long its own calls wait
+	// (a hard refresh's app details): where it cannot be set, a check
+	// waits longer, and judges the same.
+	var restarts []restart
+	if env.RepoServer != nil {
+		restarts = append(restarts, restart{"repo-server", repo, env.RepoServer.ReconfigureRepoServer})
+	}
+	if env.Controller != nil {
+		restarts = append(restarts, restart{"controller", ctrl, env.Controller.ReconfigureController})
+	}
+	if env.Server != nil {
+		restarts = append(restarts, restart{"server", srv, env.Server.ReconfigureServer})
+	}
+	errs := make([]error, len(restarts))
+	var wg sync.WaitGroup
+	for n, r := range restarts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[n] = r.to(ctx, r.settings)
+		}()
+	}
+	wg.Wait()
+	for n, r := range restarts {
+		gomega.Expect(errs[n]).To(gomega.Succeed(), "giving the %s %v for %s", r.what, r.settings, who)
+	}
 	return deadline
+}
+
+// restart is one component settle reconfigures.
+type restart struct {
+	what     string
+	settings []string
+	to       func(context.Context, []string) error
 }
 
 // restoreArgoCD gives the repo-server and the controller their own
@@ -81,6 +113,11 @@ func restoreArgoCD(ctx context.Context, env *dsl.Env) error {
 	if env.Controller != nil {
 		if err := env.Controller.ReconfigureController(ctx, nil); err != nil {
 			errs = append(errs, fmt.Errorf("giving the controller its own settings back: %w", err))
+		}
+	}
+	if env.Server != nil {
+		if err := env.Server.ReconfigureServer(ctx, nil); err != nil {
+			errs = append(errs, fmt.Errorf("giving argocd-server its own settings back: %w", err))
 		}
 	}
 	return errors.Join(errs...)

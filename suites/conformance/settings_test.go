@@ -13,7 +13,7 @@ import (
 )
 
 // reconfigurations records what settle asks of the runtime.
-type reconfigurations struct{ repo, ctrl [][]string }
+type reconfigurations struct{ repo, ctrl, srv [][]string }
 
 func (r *reconfigurations) ReconfigureRepoServer(_ context.Context, s []string) error {
 	r.repo = append(r.repo, s)
@@ -25,13 +25,18 @@ func (r *reconfigurations) ReconfigureController(_ context.Context, s []string) 
 	return nil
 }
 
+func (r *reconfigurations) ReconfigureServer(_ context.Context, s []string) error {
+	r.srv = append(r.srv, s)
+	return nil
+}
+
 // settle asks for what each spec needs, the binding's settings winning over
-// the check's, its deadline on the controller, and never for a restore
+// the check's, its deadline on the controller and the server, and never for a restore
 // after it: the runtime leaves a component that runs with them already.
 func TestSettleAsksForWhatTheSpecNeeds(t *testing.T) {
 	gomega.RegisterTestingT(t)
 	rec := &reconfigurations{}
-	env := &dsl.Env{RepoServer: rec, Controller: rec}
+	env := &dsl.Env{RepoServer: rec, Controller: rec, Server: rec}
 	witness := Binding{Name: "broken/x", RepoServerSettings: []string{"ARGOCD_A=off"}}
 	check := Check{ID: "X-1", RepoServer: []string{"ARGOCD_A=on", "ARGOCD_B=1"}, Deadline: 10 * time.Second}
 
@@ -43,10 +48,11 @@ func TestSettleAsksForWhatTheSpecNeeds(t *testing.T) {
 	}
 	wantRepo := [][]string{{"ARGOCD_B=1", "ARGOCD_A=off"}, nil}
 	wantCtrl := [][]string{{argocd.ControllerRepoServerTimeoutEnv + "=10"}, nil}
-	if !slices.EqualFunc(rec.repo, wantRepo, slices.Equal) || !slices.EqualFunc(rec.ctrl, wantCtrl, slices.Equal) {
-		t.Errorf("asked the repo-server %q and the controller %q, want %q and %q", rec.repo, rec.ctrl, wantRepo, wantCtrl)
+	wantSrv := [][]string{{argocd.ServerRepoServerTimeoutEnv + "=10"}, nil}
+	if !slices.EqualFunc(rec.repo, wantRepo, slices.Equal) || !slices.EqualFunc(rec.ctrl, wantCtrl, slices.Equal) || !slices.EqualFunc(rec.srv, wantSrv, slices.Equal) {
+		t.Errorf("asked the repo-server %q, the controller %q and the server %q, want %q, %q and %q", rec.repo, rec.ctrl, rec.srv, wantRepo, wantCtrl, wantSrv)
 	}
-	if err := restoreArgoCD(context.Background(), env); err != nil || len(rec.repo) != 3 || rec.repo[2] != nil || rec.ctrl[2] != nil {
-		t.Errorf("the tree's end gives Argo CD its own settings back: %v, %q, %q", err, rec.repo, rec.ctrl)
+	if err := restoreArgoCD(context.Background(), env); err != nil || len(rec.repo) != 3 || rec.repo[2] != nil || rec.ctrl[2] != nil || rec.srv[2] != nil {
+		t.Errorf("the tree's end gives Argo CD its own settings back: %v, %q, %q, %q", err, rec.repo, rec.ctrl, rec.srv)
 	}
 }

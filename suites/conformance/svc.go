@@ -67,8 +67,19 @@ var svcRestart = Check{
 		before := inventory(synced)
 		ginkgo.DeferCleanup(func(ctx context.Context) {
 			// Never leave the service down for the checks after this one
-			// (an error: it was running already).
+			// (an error: it was running already), nor its bridge lost: the
+			// repo-server asks every plugin socket in turn whether it
+			// claims an application, and dials it without a deadline
+			// (discovery.cmpSupports, BlockingNewClient with
+			// context.Background in v3.6.1), so a bridge that gave up
+			// (a witness) would hang the discovery of every later
+			// application of the environment for good. A new bridge
+			// dials the service anew.
 			_ = s.Env.Services.StartService(ctx, p.FullName())
+			if err := s.Env.Services.DetachBridge(ctx, p.FullName()); err == nil {
+				gomega.Expect(s.Env.Services.AttachBridge(ctx, p.FullName())).To(gomega.Succeed(),
+					"giving the plugin service a new bridge for the checks after this one")
+			}
 		})
 		down := synced.When().StopPluginService(p.FullName()).Refresh(true).
 			Then().Expect(dsl.NoActionError()).
