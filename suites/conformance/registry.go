@@ -13,7 +13,7 @@ func All() []Check {
 		pruneCascadeDelete, pruneDroppedResource, pruneFailingPlugin, pruneTracking,
 		localServerSideDiff, localClientSideDiff, localSync,
 		svcAnnouncements, svcDynamicParameters, svcEscaping, svcBuildEnv, svcHostile, svcCascadeDelete, svcPrune,
-		svcRestart, svcNativeDiscovery,
+		svcRestart, svcNativeDiscovery, svcOutageIsolated,
 		outLastLine,
 		faultHang, faultCrash, faultInvalidYAML, faultHuge, faultExecTimeout, pruneEmptyOutput,
 		discFileNameGlob, discFileNameFirst, discFindGlob, discGlobFirst, discFindCommand, discFindCommandEnv, discFindCommandRoot, discNamedOnly, discFindCommandHang,

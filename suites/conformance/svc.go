@@ -65,22 +65,7 @@ var svcRestart = Check{
 		synced := expectSyncedThroughPlugin(s, c).
 			ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-drop", nil))
 		before := inventory(synced)
-		ginkgo.DeferCleanup(func(ctx context.Context) {
-			// Never leave the service down for the checks after this one
-			// (an error: it was running already), nor its bridge lost: the
-			// repo-server asks every plugin socket in turn whether it
-			// claims an application, and dials it without a deadline
-			// (discovery.cmpSupports, BlockingNewClient with
-			// context.Background in v3.6.1), so a bridge that gave up
-			// (a witness) would hang the discovery of every later
-			// application of the environment for good. A new bridge
-			// dials the service anew.
-			_ = s.Env.Services.StartService(ctx, p.FullName())
-			if err := s.Env.Services.DetachBridge(ctx, p.FullName()); err == nil {
-				gomega.Expect(s.Env.Services.AttachBridge(ctx, p.FullName())).To(gomega.Succeed(),
-					"giving the plugin service a new bridge for the checks after this one")
-			}
-		})
+		ginkgo.DeferCleanup(restoreService, s, p.FullName())
 		down := synced.When().StopPluginService(p.FullName()).Refresh(true).
 			Then().Expect(dsl.NoActionError()).
 			ExpectWithin(s.Env.Timeouts.Refresh, dsl.ConditionMatches("ComparisonError", pluginDown)).
@@ -97,6 +82,53 @@ var svcRestart = Check{
 			ExpectAnswered(s.Env.Timeouts.Refresh, dsl.NoCondition("ComparisonError")).
 			ExpectWithin(s.Env.Timeouts.Refresh, dsl.SyncStatusIs("Synced"))
 		expectUnchanged(back, before, "after the plugin service came back")
+	},
+}
+
+// restoreService never leaves a plugin service down for the checks after
+// a spec (it starts it if it is down), nor its bridge lost: the
+// repo-server asks every plugin socket in turn whether it claims an
+// application, and dials it without a deadline (discovery.cmpSupports,
+// BlockingNewClient with context.Background in v3.6.1), so a bridge that
+// gave up (a witness) would hang the discovery of every later application
+// of the environment for good. A new bridge dials the service anew.
+func restoreService(ctx context.Context, s *Suite, name string) {
+	gomega.Expect(s.Env.Services.StartService(ctx, name)).To(gomega.Succeed(), "starting the plugin service again for the checks after this one")
+	if err := s.Env.Services.DetachBridge(ctx, name); err == nil {
+		gomega.Expect(s.Env.Services.AttachBridge(ctx, name)).To(gomega.Succeed(),
+			"giving the plugin service a new bridge for the checks after this one")
+	}
+}
+
+// SVC-010: proposal 004's use case, "plugin unavailability would not
+// affect my entire repo-server". A sidecar that is gone leaves a socket
+// that refuses, and discovery goes on to the next plugin; a plugin served
+// over the network is reached through a bridge that accepts and then
+// closes while its service is down. Every application that does not name
+// its plugin is offered to every plugin in turn, so the one judged here is
+// claimed by none: it must still render, as a directory. Provisional:
+// v3.6.1's discovery waits for ever on a connection that closes
+// (docs/decisions.md, "A plugin socket that drops connections").
+var svcOutageIsolated = Check{
+	ID: "SVC-010", Title: "a plugin service that is down holds up no other application: one that no plugin claims still renders, as a directory",
+	Needs: []dsl.Ability{dsl.AbilityPluginServices},
+	Area:  Service, Level: Provisional, Versions: ">=2.6.0", Roles: []Role{RoleService}, Upstream: svcUpstream,
+	// The render that waits on the service's socket is cut by the deadline.
+	Deadline: hangDeadline,
+	Test: func(ctx context.Context, s *Suite) {
+		p := s.Plugin(RoleService)
+		gomega.Expect(s.Env.Services).NotTo(gomega.BeNil(), "this runtime cannot stop plugin services")
+		ginkgo.DeferCleanup(restoreService, s, p.FullName())
+		ginkgo.By("the plugin service " + p.FullName() + " going down")
+		gomega.Expect(s.Env.Services.StopService(ctx, p.FullName())).To(gomega.Succeed())
+		// Unvalidated: argocd-server's validation runs the same discovery,
+		// and would wait out its deadline before the application exists.
+		s.Given(ctx).NamePrefix("svc-isolated").Path("contract-app").
+			When().CreateAppUnvalidated().
+			Then().Expect(dsl.NoActionError()).
+			// A render that keeps failing fails this at once (after the
+			// settle time), with Argo CD's error.
+			ExpectWithin(s.Env.Timeouts.AppSynced, dsl.SourceTypeIs(v1alpha1.ApplicationSourceTypeDirectory))
 	},
 }
 

@@ -6,6 +6,10 @@
 //	                  cut short, as by a proxy with a tiny buffer limit.
 //	--fault give-up   once a dial to the service fails, never dials again:
 //	                  a service that restarts is lost for good.
+//	--fault claim-when-down
+//	                  while a dial to the service fails, answers Argo CD
+//	                  itself: it claims every repository and fails every
+//	                  render (standIn).
 package main
 
 import (
@@ -22,8 +26,8 @@ import (
 const truncateAfter = 1024
 
 func main() {
-	bridge.Main("cmp-broken-bridge", "cmp-broken-bridge: cmp-bridge with a --fault (truncate, give-up), for the self-test.", func(fs *flag.FlagSet) func(*bridge.Bridge) error {
-		fault := fs.String("fault", "", "truncate or give-up")
+	bridge.Main("cmp-broken-bridge", "cmp-broken-bridge: cmp-bridge with a --fault (truncate, give-up, claim-when-down), for the self-test.", func(fs *flag.FlagSet) func(*bridge.Bridge) error {
+		fault := fs.String("fault", "", "truncate, give-up or claim-when-down")
 		return func(b *bridge.Bridge) error {
 			switch *fault {
 			case "truncate":
@@ -49,8 +53,17 @@ func main() {
 					}
 					return c, err
 				}
+			case "claim-when-down":
+				stand := newStandIn()
+				b.Dial = func(ctx context.Context) (net.Conn, error) {
+					c, err := b.DialTarget(ctx)
+					if err != nil {
+						return stand.connect(ctx, err)
+					}
+					return c, nil
+				}
 			default:
-				return fmt.Errorf("--fault %q: want truncate or give-up", *fault)
+				return fmt.Errorf("--fault %q: want truncate, give-up or claim-when-down", *fault)
 			}
 			return nil
 		}
