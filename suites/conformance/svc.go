@@ -59,8 +59,8 @@ var svcRestart = Check{
 		gomega.Expect(s.Env.Services).NotTo(gomega.BeNil(), "this runtime cannot restart plugin services")
 		// Named (and marked, since a named plugin that declares discovery
 		// must also match): with discovery alone, a plugin that does not
-		// answer is skipped and Argo CD renders the folder itself
-		// (util/app/discovery.Discover), which is another question.
+		// answer should be skipped, and Argo CD would render the folder
+		// itself (util/app/discovery.Discover): another question, SVC-010's.
 		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("svc-restart").Path("prune-app").Plugin(p.FullName()), RoleService)
 		synced := expectSyncedThroughPlugin(s, c).
 			ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-drop", nil))
