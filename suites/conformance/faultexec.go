@@ -24,6 +24,11 @@ import (
 // deadline, the other bound, is several seconds further.
 const execSlack = 3 * time.Second
 
+// execDeadline is FAULT-005's repo-server deadline (Check.Deadline): 4 s
+// past argocd.PluginExecTimeout (8 s) and execSlack, so that a command the
+// exec timeout stops and one only the deadline stops are told apart.
+const execDeadline = 15 * time.Second
+
 var faultExecTimeout = Check{
 	ID: "FAULT-005", Title: "a plugin command that runs past the sidecar's ARGOCD_EXEC_TIMEOUT is stopped at that timeout, not only at the repo-server's deadline",
 	Needs: []dsl.Ability{dsl.AbilityPluginScratch},
@@ -33,6 +38,11 @@ var faultExecTimeout = Check{
 	// argocd-cmp-server runs commands under the request's deadline only
 	// (#20577, #29166 open; PR #25023 open).
 	Upstream: []string{"argoproj/argo-cd#20577", "argoproj/argo-cd#29166", "argoproj/argo-cd#25023"},
+	// Where ARGOCD_EXEC_TIMEOUT is not honoured the hang runs to the
+	// repo-server's deadline: a short one of its own, still past the exec
+	// timeout and its slack (the check asserts so), not the environment's
+	// 25 s.
+	Deadline: execDeadline,
 	Test: func(ctx context.Context, s *Suite) {
 		execTimeout := pluginExecTimeout(s.Plugin(RoleFaultyGenerate))
 		repoTimeout := s.RepoServerTimeout()

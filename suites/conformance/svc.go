@@ -113,8 +113,10 @@ var svcOutageIsolated = Check{
 	ID: "SVC-010", Title: "a plugin service that is down holds up no other application: one that no plugin claims still renders, as a directory",
 	Needs: []dsl.Ability{dsl.AbilityPluginServices},
 	Area:  Service, Level: Provisional, Versions: ">=2.6.0", Roles: []Role{RoleService}, Upstream: svcUpstream,
-	// The render that waits on the service's socket is cut by the deadline.
-	Deadline: hangDeadline,
+	// The render that waits on the service's socket is cut by the
+	// deadline: FAULT-001's, as short, since what must fit in it where
+	// Argo CD does not diverge is one discovery and a directory's render.
+	Deadline: faultHangDeadline,
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleService)
 		gomega.Expect(s.Env.Services).NotTo(gomega.BeNil(), "this runtime cannot stop plugin services")
