@@ -28,8 +28,9 @@ func BuildPrograms(ctx context.Context, root, dir string) error {
 	cmd.Dir = root
 	// -trimpath and no VCS stamp: a program's bytes depend on its sources
 	// only, so a clean clone or a new commit that leaves a plugin alone
-	// reuses the build cache and its image's layers.
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod -trimpath -buildvcs=false")
+	// reuses the build cache and its image's layers; no DWARF (-w) halves
+	// each link.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod -trimpath -buildvcs=false -ldflags=-w")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the plugin programs: %w\n%s", err, out)
 	}

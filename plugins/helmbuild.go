@@ -56,7 +56,7 @@ func HelmBuildFor(root, bin string, progress io.Writer) ToolsReady {
 			return fmt.Errorf("copying plugins/helm to build it at Helm %s: %w", pin, err)
 		}
 		module := filepath.Join(src, b.sub)
-		steps := [][]string{{"go", "get", b.sdk + "@" + pin}, {"go", "build", "-trimpath", "-tags", b.tags, "-o", dir + string(os.PathSeparator), "./cmd/cmp-helm", "./cmd/cmp-helm-broken"}}
+		steps := [][]string{{"go", "get", b.sdk + "@" + pin}, {"go", "build", "-trimpath", "-ldflags=-w", "-tags", b.tags, "-o", dir + string(os.PathSeparator), "./cmd/cmp-helm", "./cmd/cmp-helm-broken"}}
 		for _, args := range steps {
 			cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 			cmd.Dir = module
