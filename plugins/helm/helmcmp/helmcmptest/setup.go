@@ -9,16 +9,26 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
 
-// testdata is helmcmp/testdata, found from this file so that the suite also
-// works from the helm4 module.
+// testdata is helmcmp/testdata, found from the test's folder upwards so
+// that the suite also works from the helm4 module (not from this file's
+// path: builds with -trimpath give a module path, not a folder).
 func testdata() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "testdata")
+	dir, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(filepath.Join(d, "helmcmp", "testdata")); err == nil && fi.IsDir() {
+			return filepath.Join(d, "helmcmp", "testdata")
+		}
+		if filepath.Dir(d) == d {
+			panic("no helmcmp/testdata in " + dir + " or above it")
+		}
+	}
 }
 
 // fixture is one test chart laid out as Argo CD hands it to a CMP: the
