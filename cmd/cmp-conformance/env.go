@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,7 +39,7 @@ started and deletes the cluster, from any shell. The state lives in
 	var dir, addr, relayKubeconfig, imageRegistry string
 	serveGit := &cobra.Command{Use: "serve-git", Hidden: true, Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible()
 			defer stop()
 			return environment.ServeGit(ctx, dir, addr, relayKubeconfig, imageRegistry)
 		}}
@@ -63,7 +61,7 @@ func envUp(f *envFlags, clusterOnly bool) error {
 	if err := f.checkVersions(nil); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	out, err := filepath.Abs(f.output)
 	if err != nil {

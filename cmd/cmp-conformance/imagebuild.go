@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,7 +49,7 @@ certify them as any plugin image is certified:
 				if err != nil {
 					return fmt.Errorf("--argocd-version %w", err)
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				ctx, stop := interruptible()
 				defer stop()
 				if err := buildUpstream(ctx, root, output, v, toolchain.Options{Progress: os.Stderr}); err != nil {
 					return failed(err)
@@ -66,7 +63,7 @@ certify them as any plugin image is certified:
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible()
 			defer stop()
 			if err := pluginimage.Ping(ctx); err != nil {
 				return err

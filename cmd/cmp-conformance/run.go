@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -217,14 +215,11 @@ func run(f *runFlags) error {
 	if err := f.checkVersions(path); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
-	if f.units != "" {
-		// A share of a parallel run writes to its parent through a pipe: if
-		// the parent dies, a write must fail, not kill the share before its
-		// teardown (which its parent's death starts: childProcAttr).
-		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	}
+	// A share of a parallel run writes to its parent through a pipe: if
+	// the parent dies, its teardown runs (interruptible), as its parent's
+	// death also asks (childProcAttr).
 	profile := plugins.ProfileCatalogue
 	if f.certify != nil {
 		profile = f.certify.library(&f.envFlags).Profile()
