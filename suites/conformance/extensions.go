@@ -82,9 +82,9 @@ func installed(ctx context.Context, s *Suite, ext *extension.Extension) {
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	cm, err := s.Env.Clientset.CoreV1().ConfigMaps(s.Env.ArgoCDNamespace).Get(ctx, "argocd-cm", metav1.GetOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	for k, v := range want {
-		gomega.Expect(cm.Data[k]).To(gomega.Equal(v), "argocd-cm %s is not the extension's: was it installed with Argo CD?", k)
-	}
+	diff, err := ext.InstalledIn(cm.Data)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(diff).To(gomega.BeEmpty(), "was the extension installed with Argo CD?")
 	files, err := ext.CRDFiles()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	var crds []string
@@ -139,7 +139,8 @@ func caseObject(ext *extension.Extension, k extension.Kind, rel, name string) *u
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	obj := &unstructured.Unstructured{}
 	gomega.Expect(yaml.Unmarshal(data, &obj.Object)).To(gomega.Succeed(), "%s: not an object", name)
-	gomega.Expect(obj.GetKind()).To(gomega.Equal(k.Kind), "%s: the object is a %s", name, obj.GetKind())
+	gk := obj.GroupVersionKind().GroupKind()
+	gomega.Expect(k.Matches(gk)).To(gomega.BeTrue(), "%s: the object is a %s, which %s does not customize", name, gk, k.Dir)
 	return obj
 }
 
@@ -149,7 +150,7 @@ func startObjectCase(ctx context.Context, s *Suite, k extension.Kind, obj *unstr
 	lc := liveCase{name: name, kind: k, obj: obj}
 	out, err := yaml.Marshal(normalised(lc.obj).Object)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	given := s.Given(ctx).NamePrefix("ext-"+strings.ToLower(k.Kind)).Source(fstest.MapFS{"object/object.yaml": {Data: out}}, "object")
+	given := s.Given(ctx).NamePrefix("ext-"+strings.ToLower(obj.GetKind())).Source(fstest.MapFS{"object/object.yaml": {Data: out}}, "object")
 	lc.app = given.Name()
 	lc.synced = given.When().CreateApp().Sync(false).Then().Expect(dsl.NoActionError())
 	return lc
@@ -190,15 +191,16 @@ func (lc liveCase) node(ctx context.Context, s *Suite, version string) (v1alpha1
 	if err != nil {
 		return v1alpha1.ResourceNode{}, err
 	}
+	gk := lc.obj.GroupVersionKind().GroupKind()
 	i := slices.IndexFunc(tree.Nodes, func(n v1alpha1.ResourceNode) bool {
-		return n.Group == lc.kind.Group && n.Kind == lc.kind.Kind && n.Name == lc.obj.GetName()
+		return n.Group == gk.Group && n.Kind == gk.Kind && n.Name == lc.obj.GetName()
 	})
 	switch {
 	case i < 0:
-		return v1alpha1.ResourceNode{}, fmt.Errorf("%s: the resource tree holds no %s %s", lc.name, lc.kind.Kind, lc.obj.GetName())
+		return v1alpha1.ResourceNode{}, fmt.Errorf("%s: the resource tree holds no %s %s", lc.name, gk.Kind, lc.obj.GetName())
 	case tree.Nodes[i].ResourceVersion != version:
 		return v1alpha1.ResourceNode{}, fmt.Errorf("%s: the resource tree shows %s %s at resourceVersion %s, not yet %s (the test's status written)",
-			lc.name, lc.kind.Kind, lc.obj.GetName(), tree.Nodes[i].ResourceVersion, version)
+			lc.name, gk.Kind, lc.obj.GetName(), tree.Nodes[i].ResourceVersion, version)
 	}
 	return tree.Nodes[i], nil
 }
