@@ -165,6 +165,12 @@ type Check struct {
 	// environment's argocd.RepoServerTimeout; elsewhere it runs under the
 	// environment's. Suite.RepoServerTimeout says which.
 	Deadline time.Duration
+	// ServerKeepsDeadline leaves argocd-server the environment's deadline
+	// under a check's Deadline: for a check whose own API call waits,
+	// inside the server's deadline, for steps the harness paces (DISC-009:
+	// the other application's validation waits for a hang the harness
+	// starts after it), so that the machine's pace never decides it.
+	ServerKeepsDeadline bool
 	// Needs are what the check needs of its runtime beyond Argo CD's API
 	// and the cluster: where the runtime lacks one, the check does not
 	// apply there, and the report says why. Settings in RepoServer need

@@ -51,7 +51,9 @@ func settle(ctx context.Context, env *dsl.Env, b Binding, c Check) time.Duration
 	if c.Deadline > 0 && env.Controller != nil {
 		secs := strconv.Itoa(int(c.Deadline.Seconds()))
 		ctrl = mergeSettings(ctrl, []string{argocd.ControllerRepoServerTimeoutEnv + "=" + secs})
-		srv = []string{argocd.ServerRepoServerTimeoutEnv + "=" + secs}
+		if !c.ServerKeepsDeadline {
+			srv = []string{argocd.ServerRepoServerTimeoutEnv + "=" + secs}
+		}
 		deadline = c.Deadline
 	}
 	who := c.ID + " of " + b.Name

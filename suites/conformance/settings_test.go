@@ -56,3 +56,22 @@ func TestSettleAsksForWhatTheSpecNeeds(t *testing.T) {
 		t.Errorf("the tree's end gives Argo CD its own settings back: %v, %q, %q, %q", err, rec.repo, rec.ctrl, rec.srv)
 	}
 }
+
+// A check whose own API call waits for steps the harness paces leaves
+// argocd-server the environment's deadline: only the controller gets the
+// check's.
+func TestSettleLeavesTheServerItsDeadlineWhereAsked(t *testing.T) {
+	gomega.RegisterTestingT(t)
+	rec := &reconfigurations{}
+	env := &dsl.Env{RepoServer: rec, Controller: rec, Server: rec}
+	check := Check{ID: "X-1", Deadline: 10 * time.Second, ServerKeepsDeadline: true}
+	if d := settle(context.Background(), env, Binding{Name: "conformance"}, check); d != 10*time.Second {
+		t.Errorf("deadline %s, want the check's 10s", d)
+	}
+	if len(rec.ctrl) != 1 || !slices.Equal(rec.ctrl[0], []string{argocd.ControllerRepoServerTimeoutEnv + "=10"}) || len(rec.srv) != 1 || rec.srv[0] != nil {
+		t.Errorf("asked the controller %q and the server %q, want the deadline on the controller alone", rec.ctrl, rec.srv)
+	}
+	if discFindCommandHang.Deadline == 0 || !discFindCommandHang.ServerKeepsDeadline {
+		t.Error("DISC-009 runs its hang under the check's deadline and its other application's validation under the server's own")
+	}
+}
