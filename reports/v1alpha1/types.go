@@ -184,7 +184,8 @@ type Extension struct {
 	// Name is the folder's name; Dir the folder as given.
 	Name string `json:"name"`
 	Dir  string `json:"dir"`
-	// Kinds are its <group>/<Kind> folders.
+	// Kinds are its <group>/<Kind> folders, each followed by " (useOpenLibs)"
+	// where its extension.yaml turns Lua's open libraries on for it.
 	Kinds []string `json:"kinds"`
 	// SHA256 digests the folder's files (names and contents, in name
 	// order): the extension judged, as a plugin's ConfigSHA256 names its.

@@ -78,7 +78,7 @@ func withoutCases(cases func(extension.Kind) int, why string) func(*extension.Ex
 // cache, invalidated by the change, is written by the CRD's watch).
 func installed(ctx context.Context, s *Suite, ext *extension.Extension) {
 	ginkgo.GinkgoHelper()
-	want, err := ext.ConfigMapData(nil)
+	want, err := ext.ConfigMapData()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	cm, err := s.Env.Clientset.CoreV1().ConfigMaps(s.Env.ArgoCDNamespace).Get(ctx, "argocd-cm", metav1.GetOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())

@@ -61,6 +61,10 @@ func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 				}
 				kinds := []string{}
 				for _, k := range e.Kinds {
+					if k.UseOpenLibs { // a protection of Argo CD's turned off: said
+						kinds = append(kinds, k.Dir+" (useOpenLibs)")
+						continue
+					}
 					kinds = append(kinds, k.Dir)
 				}
 				name := filepath.Base(e.Dir)
