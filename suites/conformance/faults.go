@@ -80,6 +80,14 @@ const faultHangDeadline = 6 * time.Second
 // deadline struck.
 var deadlineStruck = regexp.MustCompile(`(?i)DeadlineExceeded|deadline exceeded`)
 
+// hangSurfaces is FAULT-001's error: the deadline's, in the words of the
+// component that saw it strike. Argo CD v3.2 says only "signal: terminated"
+// (or "killed"): the cmp-server ends the command when the request's deadline
+// passes (#20577). Where the deadline strikes while the stream is open, gRPC
+// says only its code: "code = DeadlineExceeded desc = stream terminated by
+// RST_STREAM with error code: CANCEL" (seen on a loaded machine).
+var hangSurfaces = regexp.MustCompile(`(?i)deadline ?exceeded|context canceled|timed? ?out|timeout|signal: (killed|terminated)`)
+
 // shortened keeps a message short enough for a report's observations.
 func shortened(msg string) string { return text.Clip(msg, 400) }
 
@@ -99,9 +107,7 @@ var (
 	faultHang = func() Check {
 		c := faultCheck("FAULT-001", faulty.FaultHang,
 			"a plugin that hangs past the timeout: the error surfaces, nothing is pruned, the application recovers",
-			// Argo CD v3.2 says only "signal: terminated" (or "killed"): the cmp-server ends the
-			// command when the request's deadline passes (#20577).
-			regexp.MustCompile(`(?i)deadline exceeded|context canceled|timed? ?out|timeout|signal: (killed|terminated)`), "argoproj/argo-cd#20577")
+			hangSurfaces, "argoproj/argo-cd#20577")
 		// The hang is waited out three times: by the refresh, by the sync
 		// with prune, and by the comparison the controller starts once
 		// that operation has ended, which the recovery's refresh waits
