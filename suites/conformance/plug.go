@@ -127,8 +127,7 @@ var plugHostile = Check{
 		var apps []*dsl.Consequences
 		var canaries []string
 		for _, kind := range []string{"subst", "backticks", "semicolon", "pipe", "newlines"} {
-			canary := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-canary"))
-			ginkgo.DeferCleanup(func() { os.Remove(canary) })
+			canary := newCanary()
 			v := hostileValues(canary)[kind]
 			// Unvalidated: a plugin may refuse such values, which fails the
 			// API server's validation; refusing is no fault here.

@@ -30,3 +30,17 @@ func TestAnnouncementProblems(t *testing.T) {
 		}
 	}
 }
+
+// PLUG-011 leaves to their checks only the canaries a check planted: a file
+// of the same look that no check planted still counts against the plugin.
+func TestWithoutPlanted(t *testing.T) {
+	planted.Store("/tmp/cmpc-canary-planted", true)
+	defer planted.Delete("/tmp/cmpc-canary-planted")
+	rest, theirs := withoutPlanted([]string{"/tmp/cmpc-canary-planted", "/tmp/cmpc-canary-forged", "/etc/changed"})
+	if strings.Join(theirs, ",") != "/tmp/cmpc-canary-planted" {
+		t.Errorf("planted canaries %v, want the planted one only", theirs)
+	}
+	if strings.Join(rest, ",") != "/tmp/cmpc-canary-forged,/etc/changed" {
+		t.Errorf("counted %v, want the unplanted canary-like file and the change", rest)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/onsi/ginkgo/v2"
@@ -40,8 +41,7 @@ var secHostileValues = Check{
 	Needs: []dsl.Ability{dsl.AbilityPluginFiles},
 	Area:  Security, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleParameterized},
 	Test: func(ctx context.Context, s *Suite) {
-		canary := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-canary"))
-		ginkgo.DeferCleanup(func() { os.Remove(canary) })
+		canary := newCanary()
 		values := hostileValues(canary)
 		var params []v1alpha1.ApplicationSourcePluginParameter
 		want := map[string]string{}
@@ -82,6 +82,37 @@ var secLargeValue = Check{
 		r := paramsSpec(ctx, s, "sec-large", nil, str("large", big))
 		expectEnv(r, map[string]string{"PARAM_LARGE": big})
 	},
+}
+
+// planted holds every canary this process has planted. A canary written in
+// a plugin's container was written because a hostile value of the check that
+// planted it was executed; that check judges it. Another check that finds it
+// later (PLUG-011) was handed work of a deleted application: its generation
+// was still queued in the repo-server when the application went, and ran
+// during the next spec (seen in CI: a witness blamed by PLUG-011 for the
+// canary PLUG-006's hostile value made it write).
+var planted sync.Map
+
+// newCanary names a canary file where the plugin runs and records it as
+// planted; the spec's clean-up removes it from this host.
+func newCanary() string {
+	canary := filepath.Join(os.TempDir(), dsl.UniqueName("cmpc-canary"))
+	planted.Store(canary, true)
+	ginkgo.DeferCleanup(func() { os.Remove(canary) })
+	return canary
+}
+
+// withoutPlanted splits paths into those no check planted and the canaries
+// some check did.
+func withoutPlanted(paths []string) (rest, canaries []string) {
+	for _, p := range paths {
+		if _, ok := planted.Load(p); ok {
+			canaries = append(canaries, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	return rest, canaries
 }
 
 // expectNoCanary fails if canary exists where role's plugin runs: a value
