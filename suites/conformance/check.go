@@ -163,7 +163,9 @@ type Check struct {
 	// components' environment), and their own after, as RepoServer's
 	// (settle). A check that waits a hang out then takes that long, not the
 	// environment's argocd.RepoServerTimeout; elsewhere it runs under the
-	// environment's. Suite.RepoServerTimeout says which.
+	// environment's. Suite.RepoServerTimeout says which. Where
+	// argocd-server runs under it, the check's set-up creates its
+	// application without the server's validation (Suite.createApp).
 	Deadline time.Duration
 	// ServerKeepsDeadline leaves argocd-server the environment's deadline
 	// under a check's Deadline: for a check whose own API call waits,

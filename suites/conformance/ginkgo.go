@@ -361,7 +361,7 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 	settled := time.Now()
 	s := NewSuite(env, b)
 	s.hop = hop
-	s.deadline = settle(ctx, env, b, c)
+	s.deadline, s.serverDeadline = settle(ctx, env, b, c)
 	ginkgo.AddReportEntry(settleEntry, time.Since(settled), ginkgo.ReportEntryVisibilityNever)
 	start = time.Now()
 	if !b.Witness && c.Level != Provisional {

@@ -44,8 +44,9 @@ func reconfigureArgoCD(cfg Config, b Binding) {
 // cost one restart, not a restore and a set. The components are restarted
 // side by side: each waits for its own start. A failure here is the
 // harness's, never a check's outcome. It returns the deadline the check
-// runs under (0: Argo CD's own).
-func settle(ctx context.Context, env *dsl.Env, b Binding, c Check) time.Duration {
+// runs under (0: Argo CD's own), and whether argocd-server runs under it
+// too.
+func settle(ctx context.Context, env *dsl.Env, b Binding, c Check) (time.Duration, bool) {
 	repo := mergeSettings(c.RepoServer, b.RepoServerSettings)
 	ctrl, srv, deadline := b.ControllerSettings, []string(nil), time.Duration(0)
 	if c.Deadline > 0 && env.Controller != nil {
@@ -89,7 +90,7 @@ func settle(ctx context.Context, env *dsl.Env, b Binding, c Check) time.Duration
 	for n, r := range restarts {
 		gomega.Expect(errs[n]).To(gomega.Succeed(), "giving the %s %v for %s", r.what, r.settings, who)
 	}
-	return deadline
+	return deadline, srv != nil && env.Server != nil
 }
 
 // restart is one component settle reconfigures.

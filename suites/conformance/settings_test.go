@@ -40,11 +40,11 @@ func TestSettleAsksForWhatTheSpecNeeds(t *testing.T) {
 	witness := Binding{Name: "broken/x", RepoServerSettings: []string{"ARGOCD_A=off"}}
 	check := Check{ID: "X-1", RepoServer: []string{"ARGOCD_A=on", "ARGOCD_B=1"}, Deadline: 10 * time.Second}
 
-	if d := settle(context.Background(), env, witness, check); d != 10*time.Second {
-		t.Errorf("deadline %s, want the check's 10s", d)
+	if d, srv := settle(context.Background(), env, witness, check); d != 10*time.Second || !srv {
+		t.Errorf("deadline %s (on the server too: %t), want the check's 10s on both", d, srv)
 	}
-	if d := settle(context.Background(), env, Binding{Name: "conformance"}, Check{ID: "X-2"}); d != 0 {
-		t.Errorf("deadline %s, want none", d)
+	if d, srv := settle(context.Background(), env, Binding{Name: "conformance"}, Check{ID: "X-2"}); d != 0 || srv {
+		t.Errorf("deadline %s (on the server too: %t), want none", d, srv)
 	}
 	wantRepo := [][]string{{"ARGOCD_B=1", "ARGOCD_A=off"}, nil}
 	wantCtrl := [][]string{{argocd.ControllerRepoServerTimeoutEnv + "=10"}, nil}
@@ -65,13 +65,24 @@ func TestSettleLeavesTheServerItsDeadlineWhereAsked(t *testing.T) {
 	rec := &reconfigurations{}
 	env := &dsl.Env{RepoServer: rec, Controller: rec, Server: rec}
 	check := Check{ID: "X-1", Deadline: 10 * time.Second, ServerKeepsDeadline: true}
-	if d := settle(context.Background(), env, Binding{Name: "conformance"}, check); d != 10*time.Second {
-		t.Errorf("deadline %s, want the check's 10s", d)
+	if d, srv := settle(context.Background(), env, Binding{Name: "conformance"}, check); d != 10*time.Second || srv {
+		t.Errorf("deadline %s (on the server too: %t), want the check's 10s on the controller alone", d, srv)
 	}
 	if len(rec.ctrl) != 1 || !slices.Equal(rec.ctrl[0], []string{argocd.ControllerRepoServerTimeoutEnv + "=10"}) || len(rec.srv) != 1 || rec.srv[0] != nil {
 		t.Errorf("asked the controller %q and the server %q, want the deadline on the controller alone", rec.ctrl, rec.srv)
 	}
 	if discFindCommandHang.Deadline == 0 || !discFindCommandHang.ServerKeepsDeadline {
 		t.Error("DISC-009 runs its hang under the check's deadline and its other application's validation under the server's own")
+	}
+}
+
+// Where the runtime cannot restart argocd-server, it keeps its own
+// deadline, and the check's set-up validates its creation there.
+func TestSettleSaysTheServerKeepsItsDeadlineWhereItCannotBeSet(t *testing.T) {
+	gomega.RegisterTestingT(t)
+	rec := &reconfigurations{}
+	env := &dsl.Env{RepoServer: rec, Controller: rec}
+	if d, srv := settle(context.Background(), env, Binding{Name: "conformance"}, Check{ID: "X-1", Deadline: 6 * time.Second}); d != 6*time.Second || srv {
+		t.Errorf("deadline %s (on the server too: %t), want the check's 6s on the controller alone", d, srv)
 	}
 }

@@ -75,7 +75,7 @@ var SmokeNamedPluginSyncs = Check{
 // not Directory, since a plain YAML folder would also sync through Argo CD's
 // directory fallback if discovery failed.
 func expectSyncedThroughPlugin(s *Suite, c *dsl.Context) *dsl.Consequences {
-	return c.When().CreateApp().Sync(false).
+	return s.createApp(c).Sync(false).
 		Then().Expect(dsl.NoActionError()).
 		Expect(dsl.SourceTypeIs(v1alpha1.ApplicationSourceTypePlugin)).
 		ExpectWithin(s.Env.Timeouts.AppSynced, dsl.OperationPhaseIs("Succeeded"))
