@@ -235,8 +235,10 @@ func (p *Plan) AddWitnesses(root, profile string) error {
 func (p *Plan) Extensions() []*extension.Extension {
 	var out []*extension.Extension
 	for _, b := range p.Bindings {
-		if s, ok := b.Subjects[conformance.RoleExtension]; ok && s.Extension != nil {
-			out = append(out, s.Extension)
+		for _, role := range slices.Sorted(maps.Keys(b.Subjects)) {
+			if s := b.Subjects[role]; s.Extension != nil {
+				out = append(out, s.Extension)
+			}
 		}
 	}
 	return out

@@ -40,8 +40,8 @@ func fakeRepo(t *testing.T, witnesses map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	for role, rel := range Reference() {
-		if role == conformance.RoleExtension {
-			writeFile(t, filepath.Join(root, rel, "example.com", "Thing", "health.lua"), "return {status = \"Healthy\"}\n")
+		if role.IsExtension() {
+			writeFile(t, filepath.Join(root, rel, string(role)+".example.com", "Thing", "health.lua"), "return {status = \"Healthy\"}\n")
 			continue
 		}
 		writeFile(t, filepath.Join(root, rel, "plugin.yaml"), pluginYAML("cmp-"+string(role)))
@@ -125,7 +125,7 @@ func TestPlanPluginsErrors(t *testing.T) {
 	}{
 		{name: "self-test without witnesses", root: "fake", selfTest: true, want: "no witness under"},
 		{name: "self-test without a checkout", root: "", selfTest: true, want: "needs the repository checkout"},
-		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: discover-command, discover-file-name, discover-glob, extension, faulty-dynamic, faulty-generate, files, git-creds, helm, init, named-only, parameterized, plain, preserve-file-mode, service)`},
+		{name: "unknown role override", root: "fake", overrides: map[string]string{"helmish": "/nowhere"}, want: `unknown role "helmish" (roles: customizations, discover-command, discover-file-name, discover-glob, extension, faulty-dynamic, faulty-generate, files, git-creds, helm, init, named-only, parameterized, plain, preserve-file-mode, service)`},
 		{name: "override without plugin.yaml", root: "fake", overrides: map[string]string{"plain": "/nonexistent/plugin"}, want: "must hold plugin.yaml"},
 		{name: "bad witness", root: "fake", selfTest: true,
 			witnesses: map[string]string{"bad": "role: plain\nmustFail: [NOPE-001]\n"}, want: "NOPE-001, which is not a check"},
@@ -170,7 +170,7 @@ func TestPlanPluginsOverride(t *testing.T) {
 				switch role {
 				case conformance.RolePlain:
 					want = append(want, mine)
-				case conformance.RoleExtension:
+				case conformance.RoleExtension, conformance.RoleCustomizations:
 				default:
 					want = append(want, filepath.Join(r, Reference()[role]))
 				}
@@ -255,7 +255,7 @@ func TestLoadWitnessRepoServerSettings(t *testing.T) {
 func referenceDirs(root string) []string {
 	var out []string
 	for _, r := range Roles() {
-		if r != conformance.RoleExtension {
+		if !r.IsExtension() {
 			out = append(out, filepath.Join(root, Reference()[r]))
 		}
 	}

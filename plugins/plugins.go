@@ -36,13 +36,14 @@ func Reference() map[conformance.Role]string {
 		conformance.RoleDiscoverCommand:  "plugins/discover-command",
 		conformance.RoleNamedOnly:        "plugins/named-only",
 		conformance.RoleExtension:        "plugins/extension",
+		conformance.RoleCustomizations:   "plugins/customizations",
 	}
 }
 
 // LoadSubject loads what dir holds for role: the extension folder for
 // RoleExtension, else the plugin.
 func LoadSubject(role conformance.Role, dir string) (conformance.Subject, error) {
-	if role == conformance.RoleExtension {
+	if role.IsExtension() {
 		e, err := extension.Load(dir)
 		return conformance.Subject{Role: role, Extension: e}, err
 	}

@@ -108,7 +108,7 @@ func readWitness(file string) (Loaded, error) {
 		return Loaded{}, err
 	}
 	dir := filepath.Dir(file)
-	if w.Role == conformance.RoleExtension {
+	if w.Role.IsExtension() {
 		return extensionWitness(w, dir)
 	}
 	p, err := argocd.LoadPlugin(dir)

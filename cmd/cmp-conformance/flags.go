@@ -132,7 +132,7 @@ func (f *envFlags) usage() error {
 		if _, ok := plugins.Reference()[conformance.Role(role)]; !ok {
 			return fmt.Errorf("--plugin %s=...: unknown role %q (roles: %s)", role, role, plugins.RoleList())
 		}
-		if role == string(conformance.RoleExtension) {
+		if conformance.Role(role).IsExtension() {
 			// Read in full now: a folder without the layout is a usage error.
 			if _, err := extension.Load(dirs[role]); err != nil {
 				return fmt.Errorf("--plugin %s=%s: %w", role, dirs[role], err)

@@ -11,8 +11,13 @@ import (
 // (Check.NothingToJudge), or "": known before anything runs, so a parallel
 // run does not expect a witness to record a check that cannot apply to it.
 func (b Binding) NothingToJudge(c Check) string {
-	if s, ok := b.Subjects[RoleExtension]; ok && s.Extension != nil && c.NothingToJudge != nil {
-		return c.NothingToJudge(s.Extension)
+	if c.NothingToJudge == nil {
+		return ""
+	}
+	for _, role := range c.Roles {
+		if s, ok := b.Subjects[role]; ok && s.Extension != nil {
+			return c.NothingToJudge(s.Extension)
+		}
 	}
 	return ""
 }

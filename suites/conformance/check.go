@@ -49,6 +49,10 @@ const (
 	Extensions Area = "extensions"
 	// Output is what Argo CD makes of what a plugin prints.
 	Output Area = "output"
+	// Customizations is how Argo CD applies resource customizations
+	// (overrides of its built-in health, useOpenLibs), judged with the
+	// harness's own (plugins/customizations): the subject is Argo CD.
+	Customizations Area = "customizations"
 )
 
 // Levels. Core: documented behaviour every conformant setup shows. Extended:
@@ -129,7 +133,15 @@ const (
 	// resource_customizations (plugins/extension), not a plugin: its
 	// Subject holds the Extension.
 	RoleExtension Role = "extension"
+	// RoleCustomizations is the harness's own extension folder
+	// (plugins/customizations), with which the customizations area judges
+	// Argo CD; its witnesses are extension folders too.
+	RoleCustomizations Role = "customizations"
 )
+
+// IsExtension says whether the role's subject is an extension folder, not
+// a plugin.
+func (r Role) IsExtension() bool { return r == RoleExtension || r == RoleCustomizations }
 
 // Check is one conformance check. Its ID is stable forever: reports, skip
 // lists and baselines key on it.

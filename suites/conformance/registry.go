@@ -23,6 +23,8 @@ func All() []Check {
 		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
 		// Extensions: resource customizations of argocd-cm, judged live.
 		extHealth, extActions, extRBAC, extNewObject, extHostile,
+		// Customizations: how Argo CD applies them, with the harness's own.
+		custOpenLibs,
 		// The plugin profile (certify): judged on the subject's own samples.
 		plugConfigRead, plugSamplesSync, plugExpectedOutput, plugStable, plugDiscovers, plugHostile, plugFailing, plugNotForeign, plugTimeBudget, plugAnnouncements, plugNoLeftovers, plugParameterReaches, plugCredentialsKept, plugValuesIntact,
 	}

@@ -25,12 +25,12 @@ func TestRegistry(t *testing.T) {
 		t.Fatal("All() is empty")
 	}
 	areas := map[Area]bool{Smoke: true, Announcements: true, Environment: true, Security: true, Pruning: true,
-		Local: true, Service: true, Faults: true, Helm: true, Upgrade: true, Discover: true, Initializing: true, Files: true, Credentials: true, Hydrator: true, Plugin: true, Extensions: true, Output: true}
+		Local: true, Service: true, Faults: true, Helm: true, Upgrade: true, Discover: true, Initializing: true, Files: true, Credentials: true, Hydrator: true, Plugin: true, Extensions: true, Output: true, Customizations: true}
 	levels := map[v1alpha1.Level]bool{Core: true, Extended: true, Provisional: true}
 	features := map[Feature]bool{Discovery: true, StaticParameters: true, DynamicParameters: true, PreserveFileMode: true, ProvideGitCreds: true, InitCommand: true,
 		ExpectedOutput: true, FailingInput: true, TimeBudget: true, ParameterOutput: true, Parameters: true, Image: true}
 	roles := map[Role]bool{RolePlain: true, RoleParameterized: true, RoleFaultyDynamic: true, RoleService: true, RoleFaultyGenerate: true, RoleHelm: true,
-		RoleFiles: true, RolePreserveFileMode: true, RoleGitCreds: true, RoleInit: true, RoleDiscoverFileName: true, RoleDiscoverGlob: true, RoleDiscoverCommand: true, RoleNamedOnly: true, RoleSubject: true, RoleExtension: true}
+		RoleFiles: true, RolePreserveFileMode: true, RoleGitCreds: true, RoleInit: true, RoleDiscoverFileName: true, RoleDiscoverGlob: true, RoleDiscoverCommand: true, RoleNamedOnly: true, RoleSubject: true, RoleExtension: true, RoleCustomizations: true}
 	seen := map[string]bool{}
 	for i, c := range all {
 		if !checkID.MatchString(c.ID) {

@@ -234,10 +234,13 @@ func (s *Suite) Plugin(role Role) argocd.Plugin {
 }
 
 // Extension is the extension bound to RoleExtension.
-func (s *Suite) Extension() *extension.Extension {
-	sub, ok := s.binding.Subjects[RoleExtension]
+func (s *Suite) Extension() *extension.Extension { return s.ExtensionOf(RoleExtension) }
+
+// ExtensionOf is the extension bound to an extension role.
+func (s *Suite) ExtensionOf(role Role) *extension.Extension {
+	sub, ok := s.binding.Subjects[role]
 	if !ok || sub.Extension == nil {
-		panic(fmt.Sprintf("binding %s has no extension", s.binding.Name))
+		panic(fmt.Sprintf("binding %s has no extension for role %s", s.binding.Name, role))
 	}
 	return sub.Extension
 }

@@ -1,0 +1,54 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
+)
+
+// The CUST family judges Argo CD, the version under test: how it applies
+// resource customizations from argocd-cm, with the harness's own
+// (plugins/customizations, RoleCustomizations). Each check judges the
+// health tests of the kinds of its own group, live, as EXT-001 judges an
+// author's; a witness is a folder of the same role whose configuration
+// makes Argo CD do what the check says it must not.
+
+// openLibsGroup is CUST-001's group: a kind of it (or of a group under it,
+// a witness's own) says in its health message whether its script was
+// given Lua's open libraries.
+const openLibsGroup = "openlibs.cmpc.example.com"
+
+// CUST-001: docs/operator-manual/health.md: "the standard Lua libraries
+// will be disabled by default", and a kind's
+// resource.customizations.useOpenLibs.<group_Kind> "true" enables them. A
+// script that reaches for string, math or io is contained unless an
+// operator opened them for its kind (util/lua: SkipOpenLibs unless
+// UseOpenLibs); Argo CD's own health-test runner opens them for every
+// script, so only a live object shows it.
+var custOpenLibs = Check{
+	ID:    "CUST-001",
+	Title: "a customized health script runs without Lua's open libraries unless argocd-cm opens them for its kind (useOpenLibs)",
+	Area:  Customizations, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleCustomizations},
+	Needs:          []dsl.Ability{dsl.AbilityExtensions},
+	NothingToJudge: withoutCases(inGroup(openLibsGroup, func(k extension.Kind) int { return len(k.HealthTests) }), "no kind of group "+openLibsGroup+" with a health test"),
+	Test: func(ctx context.Context, s *Suite) {
+		judgeHealthTests(ctx, s, s.ExtensionOf(RoleCustomizations), func(k extension.Kind) bool { return ofGroup(k, openLibsGroup) })
+	},
+}
+
+// ofGroup says whether k customizes group or a group under it.
+func ofGroup(k extension.Kind, group string) bool {
+	return k.Group == group || strings.HasSuffix(k.Group, "."+group)
+}
+
+// inGroup counts a kind's cases only where it is of group.
+func inGroup(group string, cases func(extension.Kind) int) func(extension.Kind) int {
+	return func(k extension.Kind) int {
+		if !ofGroup(k, group) {
+			return 0
+		}
+		return cases(k)
+	}
+}
