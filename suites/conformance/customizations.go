@@ -2,7 +2,11 @@ package conformance
 
 import (
 	"context"
+	"io/fs"
+	"path"
 	"strings"
+
+	"github.com/argoproj/argo-cd/v3/resource_customizations"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
@@ -36,6 +40,45 @@ var custOpenLibs = Check{
 	Test: func(ctx context.Context, s *Suite) {
 		judgeHealthTests(ctx, s, s.ExtensionOf(RoleCustomizations), func(k extension.Kind) bool { return ofGroup(k, openLibsGroup) })
 	},
+}
+
+// CUST-002: a customization of a kind Argo CD ships a built-in health
+// script for takes the built-in's place (docs/operator-manual/health.md,
+// "Custom Health Checks": a check in argocd-cm, or contributed to Argo CD;
+// util/lua GetHealthScript looks in argocd-cm before the embedded scripts).
+// An operator who overrides a built-in to fit their cluster (cert-manager,
+// Rollouts, Crossplane) relies on it.
+var custOverridesBuiltIn = Check{
+	ID:    "CUST-002",
+	Title: "a customized health script of a kind Argo CD has a built-in script for answers in the built-in's place",
+	Area:  Customizations, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleCustomizations},
+	Needs:          []dsl.Ability{dsl.AbilityExtensions},
+	NothingToJudge: withoutCases(withBuiltIn(func(k extension.Kind) int { return len(k.HealthTests) }), "no kind with a built-in health script in Argo CD and a health test"),
+	Test: func(ctx context.Context, s *Suite) {
+		judgeHealthTests(ctx, s, s.ExtensionOf(RoleCustomizations), hasBuiltInHealth)
+	},
+}
+
+// hasBuiltInHealth says whether Argo CD embeds a health script for k's
+// kind (resource_customizations of the argo-cd module this harness links:
+// the kinds it judges, cert-manager's, have had theirs since Argo CD 1.x).
+func hasBuiltInHealth(k extension.Kind) bool {
+	if k.Wildcard {
+		return false
+	}
+	_, err := fs.Stat(resource_customizations.Embedded, path.Join(k.Group, k.Kind, "health.lua"))
+	return err == nil
+}
+
+// withBuiltIn counts a kind's cases only where Argo CD has a built-in
+// health script for it.
+func withBuiltIn(cases func(extension.Kind) int) func(extension.Kind) int {
+	return func(k extension.Kind) int {
+		if !hasBuiltInHealth(k) {
+			return 0
+		}
+		return cases(k)
+	}
 }
 
 // ofGroup says whether k customizes group or a group under it.

@@ -24,7 +24,7 @@ func All() []Check {
 		// Extensions: resource customizations of argocd-cm, judged live.
 		extHealth, extActions, extRBAC, extNewObject, extHostile,
 		// Customizations: how Argo CD applies them, with the harness's own.
-		custOpenLibs,
+		custOpenLibs, custOverridesBuiltIn,
 		// The plugin profile (certify): judged on the subject's own samples.
 		plugConfigRead, plugSamplesSync, plugExpectedOutput, plugStable, plugDiscovers, plugHostile, plugFailing, plugNotForeign, plugTimeBudget, plugAnnouncements, plugNoLeftovers, plugParameterReaches, plugCredentialsKept, plugValuesIntact,
 	}
