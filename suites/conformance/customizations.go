@@ -36,9 +36,9 @@ var custOpenLibs = Check{
 	Title: "a customized health script runs without Lua's open libraries unless argocd-cm opens them for its kind (useOpenLibs)",
 	Area:  Customizations, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleCustomizations},
 	Needs:          []dsl.Ability{dsl.AbilityExtensions},
-	NothingToJudge: withoutCases(inGroup(openLibsGroup, func(k extension.Kind) int { return len(k.HealthTests) }), "no kind of group "+openLibsGroup+" with a health test"),
+	NothingToJudge: withoutCases(only(ofOpenLibsGroup, healthTests), "no kind of group "+openLibsGroup+" with a health test"),
 	Test: func(ctx context.Context, s *Suite) {
-		judgeHealthTests(ctx, s, s.ExtensionOf(RoleCustomizations), func(k extension.Kind) bool { return ofGroup(k, openLibsGroup) })
+		judgeHealthTests(ctx, s, s.ExtensionOf(RoleCustomizations), ofOpenLibsGroup)
 	},
 }
 
@@ -53,7 +53,7 @@ var custOverridesBuiltIn = Check{
 	Title: "a customized health script of a kind Argo CD has a built-in script for answers in the built-in's place",
 	Area:  Customizations, Level: Core, Versions: ">=2.1.0", Roles: []Role{RoleCustomizations},
 	Needs:          []dsl.Ability{dsl.AbilityExtensions},
-	NothingToJudge: withoutCases(withBuiltIn(func(k extension.Kind) int { return len(k.HealthTests) }), "no kind with a built-in health script in Argo CD and a health test"),
+	NothingToJudge: withoutCases(only(hasBuiltInHealth, healthTests), "no kind with a built-in health script in Argo CD and a health test"),
 	Test: func(ctx context.Context, s *Suite) {
 		judgeHealthTests(ctx, s, s.ExtensionOf(RoleCustomizations), hasBuiltInHealth)
 	},
@@ -70,26 +70,15 @@ func hasBuiltInHealth(k extension.Kind) bool {
 	return err == nil
 }
 
-// withBuiltIn counts a kind's cases only where Argo CD has a built-in
-// health script for it.
-func withBuiltIn(cases func(extension.Kind) int) func(extension.Kind) int {
-	return func(k extension.Kind) int {
-		if !hasBuiltInHealth(k) {
-			return 0
-		}
-		return cases(k)
-	}
+// ofOpenLibsGroup says whether k is of openLibsGroup or a group under it.
+func ofOpenLibsGroup(k extension.Kind) bool {
+	return k.Group == openLibsGroup || strings.HasSuffix(k.Group, "."+openLibsGroup)
 }
 
-// ofGroup says whether k customizes group or a group under it.
-func ofGroup(k extension.Kind, group string) bool {
-	return k.Group == group || strings.HasSuffix(k.Group, "."+group)
-}
-
-// inGroup counts a kind's cases only where it is of group.
-func inGroup(group string, cases func(extension.Kind) int) func(extension.Kind) int {
+// only counts a kind's cases where keep takes the kind, none elsewhere.
+func only(keep func(extension.Kind) bool, cases func(extension.Kind) int) func(extension.Kind) int {
 	return func(k extension.Kind) int {
-		if !ofGroup(k, group) {
+		if !keep(k) {
 			return 0
 		}
 		return cases(k)

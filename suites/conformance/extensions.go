@@ -65,8 +65,10 @@ func judgeHealthTests(ctx context.Context, s *Suite, ext *extension.Extension, k
 
 // withoutHealthTests: EXT-001, EXT-004 and EXT-005 start from the objects
 // of the health tests.
-var withoutHealthTests = withoutCases(func(k extension.Kind) int { return len(k.HealthTests) },
-	"the extension has no health test (health_test.yaml beside a health.lua)")
+var withoutHealthTests = withoutCases(healthTests, "the extension has no health test (health_test.yaml beside a health.lua)")
+
+// healthTests counts a kind's health tests.
+func healthTests(k extension.Kind) int { return len(k.HealthTests) }
 
 // withoutCases is a Check.NothingToJudge: why, when no kind of the
 // extension has a case (cases counts a kind's).
