@@ -131,7 +131,7 @@ func Test(t *testing.T, cfg Config) {
 			suiteConfig.Timeout = left
 		}
 	}
-	conformance.PlainUnlessTerminal(&reporterConfig)
+	conformance.ReporterSettings(&reporterConfig)
 	ginkgo.RunSpecs(t, "cmp-conformance certify", suiteConfig, reporterConfig)
 	if s == nil {
 		return

@@ -33,14 +33,20 @@ func Run(opts RunOptions) bool {
 		suiteConfig.Timeout = opts.Timeout
 	}
 	reporterConfig.Verbose = opts.Verbose
-	PlainUnlessTerminal(&reporterConfig)
+	ReporterSettings(&reporterConfig)
 	return ginkgo.RunSpecs(testingT{}, "cmp-conformance", suiteConfig, reporterConfig)
 }
 
-// PlainUnlessTerminal turns Ginkgo's colours off unless its output is a
-// terminal (or NO_COLOR is set): a CI log or a file gets plain text.
-func PlainUnlessTerminal(rc *types.ReporterConfig) {
+// ReporterSettings turns Ginkgo's colours off unless its output is a
+// terminal (or NO_COLOR is set): a CI log or a file gets plain text. The
+// run prints a line of its own per check, so Ginkgo's progress marks stay
+// off those lines: no S per skipped spec (a check left out by the label
+// filter or not applicable here: the report says which), and each spec's •
+// ends its line. Without a newline they ran into the next check's line
+// ("•Scheck CUST-001 passed").
+func ReporterSettings(rc *types.ReporterConfig) {
 	rc.NoColor = rc.NoColor || os.Getenv("NO_COLOR") != "" || !term.IsTerminal(int(os.Stdout.Fd()))
+	rc.SilenceSkips, rc.ForceNewlines = true, true
 }
 
 // testingT satisfies ginkgo.GinkgoTestingT outside `go test`; the verdict is

@@ -175,7 +175,9 @@ func prefixLines(r io.Reader, prefix string, mu *sync.Mutex) {
 	br := bufio.NewReader(r)
 	for {
 		line, err := br.ReadString('\n')
-		if line != "" {
+		// A share's progress marks alone (Ginkgo's • per spec) say
+		// nothing its check lines do not.
+		if line != "" && strings.Trim(line, "•\n") != "" {
 			mu.Lock()
 			fmt.Fprintln(os.Stderr, prefix+strings.TrimSuffix(line, "\n"))
 			mu.Unlock()
