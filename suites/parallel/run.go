@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -171,13 +172,16 @@ const stopGrace = 4 * time.Minute
 
 // prefixLines copies r to stderr line by line, each line prefixed; it reads
 // to the end whatever the lines' length, so a child never blocks on output.
+// progressMark is a line of Ginkgo's progress marks alone.
+var progressMark = regexp.MustCompile(`^•+( \[[0-9.]+ seconds\])?\n?$`)
+
 func prefixLines(r io.Reader, prefix string, mu *sync.Mutex) {
 	br := bufio.NewReader(r)
 	for {
 		line, err := br.ReadString('\n')
-		// A share's progress marks alone (Ginkgo's • per spec) say
-		// nothing its check lines do not.
-		if line != "" && strings.Trim(line, "•\n") != "" {
+		// A share's progress marks alone (Ginkgo's • per spec, with its
+		// time when it ends its line) say nothing its check lines do not.
+		if line != "" && !progressMark.MatchString(line) {
 			mu.Lock()
 			fmt.Fprintln(os.Stderr, prefix+strings.TrimSuffix(line, "\n"))
 			mu.Unlock()

@@ -213,7 +213,7 @@ func TestPrefixLines(t *testing.T) {
 	long := strings.Repeat("x", 3<<20)
 	r, w := io.Pipe()
 	go func() {
-		io.WriteString(w, "first\n•\n••\n"+long+"\nlast without newline")
+		io.WriteString(w, "first\n•\n••\n• [1.901 seconds]\n"+long+"\nlast without newline")
 		w.Close()
 	}()
 	out, err := os.CreateTemp(t.TempDir(), "stderr")
