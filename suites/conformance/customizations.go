@@ -24,8 +24,8 @@ import (
 // given Lua's open libraries.
 const openLibsGroup = "openlibs.cmpc.example.com"
 
-// CUST-001: docs/operator-manual/health.md: "the standard Lua libraries
-// will be disabled by default", and a kind's
+// CUST-001: docs/operator-manual/health.md: "As a security measure, access
+// to the standard Lua libraries will be disabled by default", and a kind's
 // resource.customizations.useOpenLibs.<group_Kind> "true" enables them. A
 // script that reaches for string, math or io is contained unless an
 // operator opened them for its kind (util/lua: SkipOpenLibs unless
