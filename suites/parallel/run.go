@@ -170,11 +170,11 @@ func waitUp(ctx context.Context, r *Child) {
 // teardown's bound (3 minutes), so that it can still write its report.
 const stopGrace = 4 * time.Minute
 
-// prefixLines copies r to stderr line by line, each line prefixed; it reads
-// to the end whatever the lines' length, so a child never blocks on output.
 // progressMark is a line of Ginkgo's progress marks alone.
 var progressMark = regexp.MustCompile(`^•+( \[[0-9.]+ seconds\])?\n?$`)
 
+// prefixLines copies r to stderr line by line, each line prefixed; it reads
+// to the end whatever the lines' length, so a child never blocks on output.
 func prefixLines(r io.Reader, prefix string, mu *sync.Mutex) {
 	br := bufio.NewReader(r)
 	for {
