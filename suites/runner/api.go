@@ -31,6 +31,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/uipage"
 )
 
 // API is a logged-in connection to Argo CD's API: one gRPC channel its
@@ -174,8 +175,15 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	// Installed Argo CD keeps its server's deadline: rolling argocd-server
 	// out costs more than the wait it would shorten.
 	e.Server = env.ArgoCD
+	e.Cannot = map[dsl.Ability]string{}
 	if why := env.ArgoCD.ShmUnshared; why != "" {
-		e.Cannot = map[dsl.Ability]string{dsl.AbilityPodShm: why}
+		e.Cannot[dsl.AbilityPodShm] = why
+	}
+	e.UIPage = env.ArgoCD.UIPage(uipage.Name)
+	if _, err := uipage.Browser(); err != nil {
+		e.UIPage, e.Cannot[dsl.AbilityUIExtensions] = "", err.Error()
+	} else if why := env.ArgoCD.UIUnserved; why != "" {
+		e.Cannot[dsl.AbilityUIExtensions] = why
 	}
 	return dsl.NewEnv(e), nil
 }
@@ -205,6 +213,7 @@ var InstalledCannot = map[dsl.Ability]string{
 	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
 	dsl.AbilityGitCredentials:  "the git server's credentialed listeners are on this host's 127.0.0.1; the cluster's pods reach only the plain HTTP server beside the cluster (kind) or through the relay (existing)",
 	dsl.AbilityExtensions:      "extensions are installed with Argo CD on the embedded runtime only, for now",
+	dsl.AbilityUIExtensions:    "UI extensions are served and loaded on the embedded runtime only, for now",
 }
 
 // RuntimeLacks is, per runtime, what it cannot give the checks even when
@@ -217,7 +226,8 @@ func RuntimeLacks() map[string]map[dsl.Ability]string {
 	existing[dsl.AbilityPluginFiles] = "without a debug image (busybox-static installed) no ephemeral container can look into a plugin's container"
 	existing[dsl.AbilityPluginServices] = "without --plugin-image service=IMAGE no plugin served over the network runs in the cluster"
 	return map[string]map[dsl.Ability]string{
-		"embedded": {dsl.AbilityPodShm: "only where the kernel cannot make an idmapped mount (the run's notes say so)"},
+		"embedded": {dsl.AbilityPodShm: "only where the kernel cannot make an idmapped mount (the run's notes say so)",
+			dsl.AbilityUIExtensions: "only where the run is not root on Linux (argocd-server's /tmp/extensions is then the host's) or headless Chromium is not installed"},
 		"kind":     maps.Clone(InstalledCannot),
 		"existing": existing,
 	}
