@@ -106,8 +106,9 @@ FORCE:
 ## tools-system: the Debian packages a run needs: redis-server for Argo CD, git for the
 ## git server, what Argo CD's own image ships that its components run
 ## (gpg and gpg-agent for git-verify-wrapper.sh, ssh; fixtures/toolchain/image.go),
-## a static busybox, the shell of the witness images FROM scratch, and
-## debootstrap, which makes the Debian base of the shell example's image.
+## a static busybox, the shell of the witness images FROM scratch,
+## debootstrap, which makes the Debian base of the shell example's image, and
+## headless Chromium, which loads UI extensions (EXT-006..009).
 tools-system:
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
@@ -117,6 +118,7 @@ tools-system:
 	command -v ssh >/dev/null || missing="$$missing openssh-client"; \
 	test -x /bin/busybox || missing="$$missing busybox-static"; \
 	command -v debootstrap >/dev/null || test -x /usr/sbin/debootstrap || missing="$$missing debootstrap"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \

@@ -179,7 +179,7 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	if why := env.ArgoCD.ShmUnshared; why != "" {
 		e.Cannot[dsl.AbilityPodShm] = why
 	}
-	e.UIPage = env.ArgoCD.UIPage(uipage.Name)
+	e.UIPage, e.UIFolders = env.ArgoCD.UIPage(uipage.Name), env.UIFolders
 	if _, err := uipage.Browser(); err != nil {
 		e.UIPage, e.Cannot[dsl.AbilityUIExtensions] = "", err.Error()
 	} else if why := env.ArgoCD.UIUnserved; why != "" {

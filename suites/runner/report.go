@@ -67,14 +67,8 @@ func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 					}
 					kinds = append(kinds, k.Dir)
 				}
-				// Nothing loads a UI extension yet: said where the verdict is
-				// read, so that no certification claims it.
-				for _, f := range e.UI {
-					kinds = append(kinds, f+" (not judged)")
-				}
-				if len(e.UI) > 0 {
-					warnings = append(warnings, fmt.Sprintf("extension %s: its UI files (%s) are not judged: this harness does not load UI extensions yet, so the verdict covers its health checks and actions only", e.Dir, strings.Join(e.UI, ", ")))
-				}
+				// Its UI files are judged by EXT-006..009 (or said not run).
+				kinds = append(kinds, e.UI...)
 				name := filepath.Base(e.Dir)
 				if abs, err := filepath.Abs(e.Dir); err == nil {
 					name = filepath.Base(abs) // "." names the folder it is

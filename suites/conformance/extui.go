@@ -1,0 +1,260 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
+	"github.com/cmp-conformance/cmp-conformance/fixtures/uipage"
+)
+
+// The UI checks load an extension's ui/extension*.js as Argo CD's UI
+// does: served by the real argocd-server in its /extensions.js (from
+// /tmp/extensions, where the installer puts it), loaded by headless
+// Chromium. Argo CD's UI bundle cannot be built here (no npm), so the page
+// is the harness's (uipage): it offers only the globals Argo CD's UI gives
+// extensions (docs/developer-guide/extensions/ui-extensions.md: React,
+// ReactDOM, Moment, extensionsAPI) and records what they do. Each
+// observation says so.
+const uiPageSaid = "judged on the harness's recording page (Argo CD's globals for extensions, not Argo CD's UI bundle), served by argocd-server with its /extensions.js"
+
+// uiVersions: extensionsAPI.registerResourceExtension is 2.6's (#11337);
+// the legacy window.extensions.resources came before it.
+const uiVersions = ">=2.6.0"
+
+var uiUpstream = []string{"argoproj/argo-cd#11337"}
+
+// EXT-006: a file that throws while it loads registers nothing (on 3.6 a
+// try around each file keeps the others; before, one stops every later
+// file): the user sees no tab and no error.
+var extUILoads = Check{
+	ID:    "EXT-006",
+	Title: "the UI extension loads in Argo CD's page without an error and registers at least one extension",
+	Area:  Extensions, Level: Core, Versions: uiVersions, Roles: []Role{RoleExtension},
+	Needs:          []dsl.Ability{dsl.AbilityUIExtensions},
+	NothingToJudge: withoutUI,
+	Upstream:       uiUpstream,
+	Test: func(ctx context.Context, s *Suite) {
+		r := uiRecord(ctx, s)
+		var threw []string
+		for _, e := range r.LoadErrors {
+			threw = append(threw, e.Message)
+		}
+		gomega.Expect(threw).To(gomega.BeEmpty(), "loading its UI file threw: %s", strings.Join(threw, "; "))
+		gomega.Expect(r.Registered).NotTo(gomega.BeEmpty(), "its UI file loaded and registered nothing through window.extensionsAPI (nor window.extensions.resources): Argo CD shows nothing of it")
+	},
+}
+
+// EXT-007: a resource tab shows on the objects whose group and kind its
+// patterns match (minimatch in the UI): one registered for a kind the
+// extension does not declare shows where no health or action of it applies.
+var extUIKinds = Check{
+	ID:    "EXT-007",
+	Title: "each resource tab the UI extension registers is for a kind the extension declares",
+	Area:  Extensions, Level: Core, Versions: uiVersions, Roles: []Role{RoleExtension},
+	Needs:          []dsl.Ability{dsl.AbilityUIExtensions},
+	NothingToJudge: func(e *extension.Extension) string {
+		if why := withoutUI(e); why != "" {
+			return why
+		}
+		if len(e.Kinds) == 0 {
+			return "the extension declares no kind (<group>/<Kind>/) for its resource tabs to be judged against"
+		}
+		return ""
+	},
+	Upstream: uiUpstream,
+	Test: func(ctx context.Context, s *Suite) {
+		r, ext := uiRecord(ctx, s), s.Extension()
+		tabs := 0
+		for _, g := range r.Registered {
+			if g.API != "registerResourceExtension" && !strings.HasPrefix(g.API, "extensions.resources") {
+				continue
+			}
+			tabs++
+			k, ok := declaredKind(ext.Kinds, g.Fields["group"], g.Fields["kind"])
+			gomega.Expect(ok).To(gomega.BeTrue(), "its resource tab %q is registered for group %q kind %q, which is no kind the extension declares (%s)",
+				g.Fields["title"], g.Fields["group"], g.Fields["kind"], kindList(ext.Kinds))
+			observe("resource tab %q (%s/%s) is for %s", g.Fields["title"], g.Fields["group"], g.Fields["kind"], k)
+		}
+		if tabs == 0 {
+			observe("it registers no resource tab (%d other extensions): nothing is shown on objects", len(r.Registered))
+		}
+	},
+}
+
+// EXT-008: Argo CD's UI gives extensions its React (window.React); an
+// extension that brings its own makes elements the UI's React does not
+// render (two Reacts: "Invalid hook call", objects not valid as a child).
+var extUIReact = Check{
+	ID:    "EXT-008",
+	Title: "the UI extension's components render with the React of Argo CD's page: it bundles no React of its own",
+	Area:  Extensions, Level: Core, Versions: uiVersions, Roles: []Role{RoleExtension},
+	Needs:          []dsl.Ability{dsl.AbilityUIExtensions},
+	NothingToJudge: withoutUI,
+	Upstream:       uiUpstream,
+	Test: func(ctx context.Context, s *Suite) {
+		r := uiRecord(ctx, s)
+		if len(r.Registered) == 0 {
+			observe("it registered no component, so nothing rendered with any React (EXT-006 judges that)")
+			return
+		}
+		judged := 0
+		for _, g := range r.Registered {
+			name := fmt.Sprintf("%s %q", g.API, g.Fields["title"])
+			gomega.Expect(g.ForeignElements).To(gomega.BeZero(), "%s rendered %d element(s) made by a React of its own (%s), not by the page's window.React",
+				name, g.ForeignElements, strings.Join(g.ForeignKinds, ", "))
+			if g.RenderError != "" {
+				observe("%s: rendering it here threw (the page's React is a recording stand-in, so this is not held against it): %s", name, g.RenderError)
+			}
+			if g.PageElements > 0 || g.RenderError == "" {
+				judged++
+			}
+			observe("%s: %d elements through the page's React", name, g.PageElements)
+		}
+		if judged == 0 {
+			ginkgo.Skip("cannot judge: no component of it rendered here (see the errors above); whether it bundles React is not known")
+		}
+	},
+}
+
+// EXT-009: an extension is code running in the user's session at Argo CD's
+// origin: what it fetches elsewhere leaks what the user sees, and fails
+// where the UI is reached offline or behind a proxy.
+var extUIOrigin = Check{
+	ID:    "EXT-009",
+	Title: "the UI extension requests nothing outside Argo CD's origin",
+	Area:  Extensions, Level: Core, Versions: uiVersions, Roles: []Role{RoleExtension},
+	Needs:          []dsl.Ability{dsl.AbilityUIExtensions},
+	NothingToJudge: withoutUI,
+	Upstream:       uiUpstream,
+	Test: func(ctx context.Context, s *Suite) {
+		r := uiRecord(ctx, s)
+		var asked []string
+		for _, b := range r.Blocked {
+			asked = append(asked, fmt.Sprintf("%s (%s)", b.URL, b.Directive))
+		}
+		gomega.Expect(asked).To(gomega.BeEmpty(), "it asked for what is outside Argo CD's origin (blocked here, nothing left this host)")
+		observe("no request outside Argo CD's origin while it loaded and its %d components rendered (effects run, %s of timers)", len(r.Registered), uiBudget)
+	},
+}
+
+var withoutUI = func(e *extension.Extension) string {
+	if len(e.UI) == 0 {
+		return "the extension has no UI file (ui/extension*.js)"
+	}
+	return ""
+}
+
+// uiBudget is the page's virtual time: timers and late registrations.
+const uiBudget = 3 * time.Second
+
+var uiRecords sync.Map // page and folder -> *uiResult
+
+type uiResult struct {
+	once sync.Once
+	r    *uipage.Record
+	err  error
+	why  string
+}
+
+// uiRecord is what the page recorded of the subject's UI files, loaded
+// alone: once per extension and process, as the four checks judge one load.
+func uiRecord(ctx context.Context, s *Suite) *uipage.Record {
+	ginkgo.GinkgoHelper()
+	ext := s.Extension()
+	folder := s.Env.UIFolders[ext.Dir]
+	gomega.Expect(folder).NotTo(gomega.BeEmpty(), "the extension's UI files were not installed with Argo CD")
+	v, _ := uiRecords.LoadOrStore(s.Env.UIPage+"\x00"+folder, &uiResult{})
+	res := v.(*uiResult)
+	res.once.Do(func() {
+		if res.why, res.err = servedAlone(ctx, s.Env.ServerURL, folder, len(ext.UI)); res.err != nil || res.why != "" {
+			return
+		}
+		res.r, res.err = uipage.OpenFor(ctx, s.Env.UIPage, folder, ginkgo.GinkgoT().TempDir(), uiBudget)
+	})
+	gomega.Expect(res.err).NotTo(gomega.HaveOccurred())
+	if res.why != "" {
+		ginkgo.Skip("cannot judge: " + res.why)
+	}
+	observe("%s; %s: %d files, %d lines of extensions.js", uiPageSaid, path.Join("/tmp/extensions", folder), len(ext.UI), res.r.Served)
+	gomega.Expect(res.r.Loaded).To(gomega.BeTrue(), "the page never got to render the components: %s", res.r.PageError)
+	return res.r
+}
+
+// servedAlone says why folder's files cannot be told apart in the
+// extensions.js argocd-server serves ("" when they can): the page splits
+// it at argocd-server's "// source: " marks, so a file with a line of its
+// own that starts so would be cut.
+func servedAlone(ctx context.Context, server, folder string, files int) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, server+"/extensions.js", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("argocd-server's /extensions.js: %s (%v)", resp.Status, err)
+	}
+	marks := 0
+	for _, l := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(l, "// source: /tmp/extensions/"+folder+"/") {
+			marks++
+		}
+	}
+	switch {
+	case marks < files:
+		return "", fmt.Errorf("argocd-server's /extensions.js holds %d of the extension's %d UI files", marks, files)
+	case marks > files:
+		return fmt.Sprintf("a line of its UI files starts as argocd-server's \"// source: \" marks do, so its files cannot be told apart in /extensions.js (%d marks for %d files)", marks, files), nil
+	}
+	return "", nil
+}
+
+// declaredKind is the first declared kind a tab registered for (group,
+// kind) shows on: the UI matches the registration's patterns against an
+// object's group and kind; a declared wildcard kind covers a registration
+// whose literal group and kind it matches.
+func declaredKind(kinds []extension.Kind, group, kind string) (string, bool) {
+	for _, k := range kinds {
+		if globMatch(group, k.Group) && globMatch(kind, k.Kind) || (k.Wildcard && globMatch(k.Group, group) && globMatch(k.Kind, kind)) {
+			return kindName(k), true
+		}
+	}
+	return "", false
+}
+
+// globMatch is minimatch's answer for the patterns registrations use (*,
+// ?, [...]); a pattern path.Match cannot read matches only itself.
+func globMatch(pattern, name string) bool {
+	ok, err := path.Match(pattern, name)
+	return ok || (err != nil && pattern == name)
+}
+
+func kindName(k extension.Kind) string {
+	if k.Group == "" {
+		return k.Kind
+	}
+	return k.Group + "/" + k.Kind
+}
+
+func kindList(kinds []extension.Kind) string {
+	var out []string
+	for _, k := range kinds {
+		out = append(out, kindName(k))
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,66 @@
+package conformance
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
+)
+
+func TestDeclaredKind(t *testing.T) {
+	kinds := []extension.Kind{
+		{Group: "cmpc.example.com", Kind: "Widget"},
+		{Group: "*.fleet.cmpc.example.com", Kind: "*", Wildcard: true},
+		{Group: "", Kind: "ConfigMap"},
+	}
+	for _, tc := range []struct {
+		group, kind string
+		want        bool
+	}{
+		{"cmpc.example.com", "Widget", true},
+		{"cmpc.example.com", "*", true},   // a pattern that shows on the Widget
+		{"*.example.com", "Widg?t", true}, // likewise
+		{"apps.fleet.cmpc.example.com", "Robot", true},
+		{"", "ConfigMap", true},
+		{"apps", "Deployment", false},
+		{"cmpc.example.com", "Gadget", false},
+		{"[", "Widget", false}, // not a pattern path.Match reads: only itself
+	} {
+		if _, got := declaredKind(kinds, tc.group, tc.kind); got != tc.want {
+			t.Errorf("declaredKind(%q, %q) = %v, want %v", tc.group, tc.kind, got, tc.want)
+		}
+	}
+}
+
+// servedAlone counts argocd-server's marks of the extension's files: a
+// file with a line of its own that looks like one cannot be isolated.
+func TestServedAlone(t *testing.T) {
+	mark := func(folder, file string) string {
+		return "// source: /tmp/extensions/" + folder + "/" + file + "/" + file + " \ntry {\nx()\n} catch(e) {}\n"
+	}
+	for name, tc := range map[string]struct {
+		js      string
+		why     string
+		failure string
+	}{
+		"alone":       {js: mark("a", "extension.js") + mark("b", "extension.js")},
+		"forged mark": {js: mark("a", "extension.js") + "// source: /tmp/extensions/a/extension-x.js\n", why: "cannot be told apart"},
+		"missing":     {js: mark("b", "extension.js"), failure: "holds 0 of the extension's 1"},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(tc.js)) }))
+		why, err := servedAlone(context.Background(), srv.URL, "a", 1)
+		srv.Close()
+		if tc.failure != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.failure) {
+				t.Errorf("%s: err %v, want %q", name, err, tc.failure)
+			}
+			continue
+		}
+		if err != nil || (tc.why == "") != (why == "") || !strings.Contains(why, tc.why) {
+			t.Errorf("%s: %q, %v; want %q", name, why, err, tc.why)
+		}
+	}
+}
