@@ -62,7 +62,7 @@ var extUIKinds = Check{
 	ID:    "EXT-007",
 	Title: "each resource tab the UI extension registers is for a kind the extension declares",
 	Area:  Extensions, Level: Core, Versions: uiVersions, Roles: []Role{RoleExtension},
-	Needs:          []dsl.Ability{dsl.AbilityUIExtensions},
+	Needs: []dsl.Ability{dsl.AbilityUIExtensions},
 	NothingToJudge: func(e *extension.Extension) string {
 		if why := withoutUI(e); why != "" {
 			return why
