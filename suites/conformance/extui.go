@@ -28,11 +28,12 @@ import (
 // observation says so.
 const uiPageSaid = "judged on the harness's recording page (Argo CD's globals for extensions, not Argo CD's UI bundle), served by argocd-server with its /extensions.js"
 
-// uiVersions: extensionsAPI.registerResourceExtension is 2.6's (#11337);
-// the legacy window.extensions.resources came before it.
-const uiVersions = ">=2.6.0"
+// uiVersions: extensionsAPI and /tmp/extensions/<name>/extension*.js are
+// 2.5's (#9834, whose docs say "Extension should not bundle the React
+// library"); the legacy window.extensions of #7019 (2.2) came before.
+const uiVersions = ">=2.5.0"
 
-var uiUpstream = []string{"argoproj/argo-cd#11337"}
+var uiUpstream = []string{"argoproj/argo-cd#9834", "argoproj/argo-cd#7019"}
 
 // EXT-006: a file that throws while it loads registers nothing (on 3.6 a
 // try around each file keeps the others; before, one stops every later
