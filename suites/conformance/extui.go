@@ -51,7 +51,7 @@ var extUILoads = Check{
 		for _, e := range r.LoadErrors {
 			threw = append(threw, e.Message)
 		}
-		gomega.Expect(threw).To(gomega.BeEmpty(), "loading its UI file threw: %s", strings.Join(threw, "; "))
+		gomega.Expect(threw).To(gomega.BeEmpty(), "loading its UI file threw")
 		gomega.Expect(r.Registered).NotTo(gomega.BeEmpty(), "its UI file loaded and registered nothing through window.extensionsAPI (nor window.extensions.resources): Argo CD shows nothing of it")
 	},
 }
