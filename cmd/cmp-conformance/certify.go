@@ -101,7 +101,7 @@ judged by that kind's checks (not applicable, said in the report).`,
 	fl.StringVar(&s.config, "config", "", "with --image: a plugin.yaml to mount over the image's own (as a ConfigMap would be), for an image that does not ship one")
 	fl.StringVar(&s.entrypoint, "entrypoint", "", "with --image: what its sidecar runs, over certify.yaml's entrypoint: argocd (Argo CD's documented command, argocd-cmp-server; the default) or image (the image's own ENTRYPOINT, for an image whose script starts argocd-cmp-server itself and whose install sets no command)")
 	fl.StringVar(&s.dir, "plugin-dir", "", "the plugin folder to certify (plugin.yaml; its programs on --plugin-path)")
-	fl.StringVar(&s.extension, "extension", "", "an Argo CD extension folder to certify instead of a plugin (<group>/<Kind>/health.lua, actions/, their tests, crds/): the extension profile, embedded runtime")
+	fl.StringVar(&s.extension, "extension", "", "an Argo CD extension folder to certify instead of a plugin (<group>/<Kind>/health.lua, actions/, their tests, crds/, ui/extension*.js): the extension profile, embedded runtime (UI files loaded in headless Chromium)")
 	fl.StringVar(&s.samples, "samples", "certify.yaml", "the certification file: your sample applications (write one with --init)")
 	fl.BoolVar(&initFile, "init", false, "write a commented starter certification file at --samples and stop")
 	fl.StringVar(&f.labelFilter, "label-filter", os.Getenv("LABEL_FILTER"), "Ginkgo label filter selecting checks (IDs, levels, features)")

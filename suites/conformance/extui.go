@@ -159,7 +159,7 @@ var withoutUI = func(e *extension.Extension) string {
 // uiBudget is the page's virtual time: timers and late registrations.
 const uiBudget = 3 * time.Second
 
-var uiRecords sync.Map // page and folder -> *uiResult
+var uiRecords sync.Map // version, page and folder -> *uiResult
 
 type uiResult struct {
 	once sync.Once
@@ -175,7 +175,7 @@ func uiRecord(ctx context.Context, s *Suite) *uipage.Record {
 	ext := s.Extension()
 	folder := s.Env.UIFolders[ext.Dir]
 	gomega.Expect(folder).NotTo(gomega.BeEmpty(), "the extension's UI files were not installed with Argo CD")
-	v, _ := uiRecords.LoadOrStore(s.Env.UIPage+"\x00"+folder, &uiResult{})
+	v, _ := uiRecords.LoadOrStore(s.ArgoCDVersion+"\x00"+s.Env.UIPage+"\x00"+folder, &uiResult{})
 	res := v.(*uiResult)
 	res.once.Do(func() {
 		if res.why, res.err = servedAlone(ctx, s.Env.ServerURL, folder, len(ext.UI)); res.err != nil || res.why != "" {
