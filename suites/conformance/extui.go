@@ -38,13 +38,9 @@ var uiUpstream = []string{"argoproj/argo-cd#9834", "argoproj/argo-cd#7019"}
 // EXT-006: a file that throws while it loads registers nothing (on 3.6 a
 // try around each file keeps the others; before, one stops every later
 // file): the user sees no tab and no error.
-var extUILoads = Check{
+var extUILoads = uiCheck(Check{
 	ID:    "EXT-006",
 	Title: "the UI extension loads in Argo CD's page without an error and registers at least one extension",
-	Area:  Extensions, Level: Core, Versions: uiVersions, Roles: []Role{RoleExtension},
-	Needs:          []dsl.Ability{dsl.AbilityUIExtensions},
-	NothingToJudge: withoutUI,
-	Upstream:       uiUpstream,
 	Test: func(ctx context.Context, s *Suite) {
 		r := uiRecord(ctx, s)
 		var threw []string
@@ -54,16 +50,14 @@ var extUILoads = Check{
 		gomega.Expect(threw).To(gomega.BeEmpty(), "loading its UI file threw")
 		gomega.Expect(r.Registered).NotTo(gomega.BeEmpty(), "its UI file loaded and registered nothing through window.extensionsAPI (nor window.extensions.resources): Argo CD shows nothing of it")
 	},
-}
+})
 
 // EXT-007: a resource tab shows on the objects whose group and kind its
 // patterns match (minimatch in the UI): one registered for a kind the
 // extension does not declare shows where no health or action of it applies.
-var extUIKinds = Check{
+var extUIKinds = uiCheck(Check{
 	ID:    "EXT-007",
 	Title: "each resource tab the UI extension registers is for a kind the extension declares",
-	Area:  Extensions, Level: Core, Versions: uiVersions, Roles: []Role{RoleExtension},
-	Needs: []dsl.Ability{dsl.AbilityUIExtensions},
 	NothingToJudge: func(e *extension.Extension) string {
 		if why := withoutUI(e); why != "" {
 			return why
@@ -73,7 +67,6 @@ var extUIKinds = Check{
 		}
 		return ""
 	},
-	Upstream: uiUpstream,
 	Test: func(ctx context.Context, s *Suite) {
 		r, ext := uiRecord(ctx, s), s.Extension()
 		tabs := 0
@@ -91,18 +84,14 @@ var extUIKinds = Check{
 			observe("it registers no resource tab (%d other extensions): nothing is shown on objects", len(r.Registered))
 		}
 	},
-}
+})
 
 // EXT-008: Argo CD's UI gives extensions its React (window.React); an
 // extension that brings its own makes elements the UI's React does not
 // render (two Reacts: "Invalid hook call", objects not valid as a child).
-var extUIReact = Check{
+var extUIReact = uiCheck(Check{
 	ID:    "EXT-008",
 	Title: "the UI extension's components render with the React of Argo CD's page: it bundles no React of its own",
-	Area:  Extensions, Level: Core, Versions: uiVersions, Roles: []Role{RoleExtension},
-	Needs:          []dsl.Ability{dsl.AbilityUIExtensions},
-	NothingToJudge: withoutUI,
-	Upstream:       uiUpstream,
 	Test: func(ctx context.Context, s *Suite) {
 		r := uiRecord(ctx, s)
 		if len(r.Registered) == 0 {
@@ -126,18 +115,14 @@ var extUIReact = Check{
 			ginkgo.Skip("cannot judge: no component of it rendered here (see the errors above); whether it bundles React is not known")
 		}
 	},
-}
+})
 
 // EXT-009: an extension is code running in the user's session at Argo CD's
 // origin: what it fetches elsewhere leaks what the user sees, and fails
 // where the UI is reached offline or behind a proxy.
-var extUIOrigin = Check{
+var extUIOrigin = uiCheck(Check{
 	ID:    "EXT-009",
 	Title: "the UI extension requests nothing outside Argo CD's origin",
-	Area:  Extensions, Level: Core, Versions: uiVersions, Roles: []Role{RoleExtension},
-	Needs:          []dsl.Ability{dsl.AbilityUIExtensions},
-	NothingToJudge: withoutUI,
-	Upstream:       uiUpstream,
 	Test: func(ctx context.Context, s *Suite) {
 		r := uiRecord(ctx, s)
 		var asked []string
@@ -147,6 +132,18 @@ var extUIOrigin = Check{
 		gomega.Expect(asked).To(gomega.BeEmpty(), "it asked for what is outside Argo CD's origin (blocked here, nothing left this host)")
 		observe("no request outside Argo CD's origin while it loaded and its %d components rendered (effects run, %s of timers)", len(r.Registered), uiBudget)
 	},
+})
+
+// uiCheck fills in what the UI checks share: Core checks of the extension
+// profile that need the UI page, from the version of #9834, judging nothing
+// of an extension without UI files unless told otherwise.
+func uiCheck(c Check) Check {
+	c.Area, c.Level, c.Versions, c.Roles = Extensions, Core, uiVersions, []Role{RoleExtension}
+	c.Needs, c.Upstream = []dsl.Ability{dsl.AbilityUIExtensions}, uiUpstream
+	if c.NothingToJudge == nil {
+		c.NothingToJudge = withoutUI
+	}
+	return c
 }
 
 var withoutUI = func(e *extension.Extension) string {
