@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"path"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -175,7 +178,11 @@ func uiRecord(ctx context.Context, s *Suite) *uipage.Record {
 	v, _ := uiRecords.LoadOrStore(s.ArgoCDVersion+"\x00"+s.Env.UIPage+"\x00"+folder, &uiResult{})
 	res := v.(*uiResult)
 	res.once.Do(func() {
-		if res.why, res.err = servedAlone(ctx, s.Env.ServerURL, folder, len(ext.UI)); res.err != nil || res.why != "" {
+		var files map[string][]byte
+		if files, res.err = ext.UIContents(); res.err != nil {
+			return
+		}
+		if res.why, res.err = servedAlone(ctx, s.Env.ServerURL, folder, files); res.err != nil || res.why != "" {
 			return
 		}
 		res.r, res.err = uipage.OpenFor(ctx, s.Env.UIPage, folder, ginkgo.GinkgoT().TempDir(), uiBudget)
@@ -189,11 +196,13 @@ func uiRecord(ctx context.Context, s *Suite) *uipage.Record {
 	return res.r
 }
 
-// servedAlone says why folder's files cannot be told apart in the
-// extensions.js argocd-server serves ("" when they can): the page splits
-// it at argocd-server's "// source: " marks, so a file with a line of its
-// own that starts so would be cut.
-func servedAlone(ctx context.Context, server, folder string, files int) (string, error) {
+// servedAlone says why folder's files cannot be judged alone ("" when
+// they can): the page runs, of the extensions.js argocd-server serves, the
+// lines from each "// source: /tmp/extensions/<folder>/" mark to the next
+// mark, so a line of a file that starts as another folder's mark would cut
+// the rest of the file out of its own judgement. Each file must be whole
+// in what the page runs.
+func servedAlone(ctx context.Context, server, folder string, files map[string][]byte) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, server+"/extensions.js", nil)
 	if err != nil {
 		return "", err
@@ -207,20 +216,33 @@ func servedAlone(ctx context.Context, server, folder string, files int) (string,
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("argocd-server's /extensions.js: %s (%v)", resp.Status, err)
 	}
-	marks := 0
+	var kept []string
+	keep, marks := false, 0
 	for _, l := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(l, "// source: /tmp/extensions/"+folder+"/") {
-			marks++
+		if m := sourceMark.FindStringSubmatch(l); m != nil {
+			keep = m[1] == folder
+			if keep {
+				marks++
+			}
+		}
+		if keep {
+			kept = append(kept, l)
 		}
 	}
-	switch {
-	case marks < files:
-		return "", fmt.Errorf("argocd-server's /extensions.js holds %d of the extension's %d UI files", marks, files)
-	case marks > files:
-		return fmt.Sprintf("a line of its UI files starts as argocd-server's \"// source: \" marks do, so its files cannot be told apart in /extensions.js (%d marks for %d files)", marks, files), nil
+	if marks < len(files) {
+		return "", fmt.Errorf("argocd-server's /extensions.js holds %d of the extension's %d UI files", marks, len(files))
+	}
+	run := strings.Join(kept, "\n")
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if !strings.Contains(run, string(files[name])) {
+			return fmt.Sprintf("%s is not whole in what the page runs for it: a line of it starts as argocd-server's \"// source: /tmp/extensions/...\" marks do, which the page splits /extensions.js at", name), nil
+		}
 	}
 	return "", nil
 }
+
+// sourceMark is the line argocd-server writes before each file it serves.
+var sourceMark = regexp.MustCompile(`^// source: /tmp/extensions/([^/]+)/`)
 
 // declaredKind is the first declared kind a tab registered for (group,
 // kind) shows on: the UI matches the registration's patterns against an

@@ -35,23 +35,27 @@ func TestDeclaredKind(t *testing.T) {
 	}
 }
 
-// servedAlone counts argocd-server's marks of the extension's files: a
-// file with a line of its own that looks like one cannot be isolated.
+// servedAlone: every file of the extension must be whole in what the page
+// runs for it; a line that starts as another folder's mark would cut it.
 func TestServedAlone(t *testing.T) {
-	mark := func(folder, file string) string {
-		return "// source: /tmp/extensions/" + folder + "/" + file + "/" + file + " \ntry {\nx()\n} catch(e) {}\n"
+	mark := func(folder, file, js string) string {
+		return "// source: /tmp/extensions/" + folder + "/" + file + "/" + file + " \ntry {\n" + js + "\n} catch(e) {}\n"
 	}
+	good := "register()\n"
+	hiding := "register()\n// source: /tmp/extensions/b/x.js\nfetch('https://elsewhere.example')\n"
+	ownMark := "register()\n// source: /tmp/extensions/a/x.js\nmore()\n"
 	for name, tc := range map[string]struct {
-		js      string
-		why     string
-		failure string
+		js, file string
+		why      string
+		failure  string
 	}{
-		"alone":       {js: mark("a", "extension.js") + mark("b", "extension.js")},
-		"forged mark": {js: mark("a", "extension.js") + "// source: /tmp/extensions/a/extension-x.js\n", why: "cannot be told apart"},
-		"missing":     {js: mark("b", "extension.js"), failure: "holds 0 of the extension's 1"},
+		"alone":                    {js: mark("a", "extension.js", good) + mark("b", "extension.js", good), file: good},
+		"a line as another's mark": {js: mark("a", "extension.js", hiding) + mark("b", "extension.js", good), file: hiding, why: "is not whole in what the page runs"},
+		"a line as its own mark":   {js: mark("a", "extension.js", ownMark), file: ownMark},
+		"missing":                  {js: mark("b", "extension.js", good), file: good, failure: "holds 0 of the extension's 1"},
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(tc.js)) }))
-		why, err := servedAlone(context.Background(), srv.URL, "a", 1)
+		why, err := servedAlone(context.Background(), srv.URL, "a", map[string][]byte{"ui/extension.js": []byte(tc.file)})
 		srv.Close()
 		if tc.failure != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.failure) {
