@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"github.com/cmp-conformance/cmp-conformance/fixtures/uipage"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,14 +58,8 @@ func TestHTMLContentAndEscaping(t *testing.T) {
 // screenshot must be taken. `make test` installs Chromium and sets
 // CMP_CONFORMANCE_REQUIRE_CHROMIUM, so there this never skips.
 func TestHTMLInChromium(t *testing.T) {
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
+	bin, err := uipage.Browser()
+	if err != nil {
 		if os.Getenv("CMP_CONFORMANCE_REQUIRE_CHROMIUM") != "" {
 			t.Fatal("chromium is not installed (make deps installs it)")
 		}
