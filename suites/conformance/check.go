@@ -179,6 +179,15 @@ type Check struct {
 	// argocd-server runs under it, the check's set-up creates its
 	// application without the server's validation (Suite.createApp).
 	Deadline time.Duration
+	// DeadlineAfterSetUp puts Deadline in force only when the check says
+	// its set-up is over (Suite.StartDeadline): the set-up's own renders
+	// (the sample synced before the fault is planted) run under the
+	// environment's deadline, as an application a user had synced before
+	// shortening it. A short deadline is chosen for what the check judges
+	// (a hang); a slow machine's first render must not outrun it: seen,
+	// FAULT-001 failed the reference at its set-up's sync, "context
+	// deadline exceeded" past 6 s, on a machine five times slower.
+	DeadlineAfterSetUp bool
 	// ServerKeepsDeadline leaves argocd-server the environment's deadline
 	// under a check's Deadline: for a check whose own API call waits,
 	// inside the server's deadline, for steps the harness paces (DISC-009:

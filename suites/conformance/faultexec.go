@@ -42,7 +42,7 @@ var faultExecTimeout = Check{
 	// repo-server's deadline: a short one of its own, still past the exec
 	// timeout and its slack (the check asserts so), not the environment's
 	// 25 s.
-	Deadline: execDeadline,
+	Deadline: execDeadline, DeadlineAfterSetUp: true,
 	Test: func(ctx context.Context, s *Suite) {
 		execTimeout := pluginExecTimeout(s.Plugin(RoleFaultyGenerate))
 		repoTimeout := s.RepoServerTimeout()
@@ -56,8 +56,9 @@ var faultExecTimeout = Check{
 		ginkgo.DeferCleanup(func() { os.Remove(record) })
 		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("fault-exec").Path("prune-app"), RoleFaultyGenerate).
 			PluginEnv(map[string]string{strings.TrimPrefix(faulty.StopRecordEnv, "ARGOCD_ENV_"): path.Join(pluginDir, name)})
-		expectSyncedThroughPlugin(s, c).
-			When().Push(gitserver.Change{Message: "fault: hang", Files: map[string][]byte{faulty.FaultFile: []byte(faulty.FaultHang + "\n")}}).
+		synced := expectSyncedThroughPlugin(s, c)
+		s.StartDeadline(ctx)
+		synced.When().Push(gitserver.Change{Message: "fault: hang", Files: map[string][]byte{faulty.FaultFile: []byte(faulty.FaultHang + "\n")}}).
 			Refresh(true).
 			Then().Expect(dsl.NoActionError()).
 			ExpectWithin(s.Env.Timeouts.Fault, dsl.ErrorSurfaces("ComparisonError", anyMessage))

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -361,16 +362,30 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 	settled := time.Now()
 	s := NewSuite(env, b)
 	s.hop = hop
-	s.deadline, s.serverDeadline = settle(ctx, env, b, c)
+	s.deadline, s.serverDeadline = settle(ctx, env, b, c, !c.DeadlineAfterSetUp)
+	if c.DeadlineAfterSetUp {
+		s.pendingDeadline = func(ctx context.Context) {
+			ginkgo.By(fmt.Sprintf("the set-up synced: the repo-server deadline shortened to %s, as a user would", c.Deadline))
+			s.deadline, s.serverDeadline = settle(ctx, env, b, c, true)
+		}
+	}
 	ginkgo.AddReportEntry(settleEntry, time.Since(settled), ginkgo.ReportEntryVisibilityNever)
 	start = time.Now()
-	if !b.Witness && c.Level != Provisional {
+	test := func() {
 		c.Test(ctx, s)
+		// A check that never put its deadline in force judged something
+		// else than it says: the harness's fault, never a verdict.
+		if s.pendingDeadline != nil {
+			ginkgo.Fail(fmt.Sprintf("harness: %s never put its deadline (%s) in force (Suite.StartDeadline)", c.ID, c.Deadline))
+		}
+	}
+	if !b.Witness && c.Level != Provisional {
+		test()
 		return
 	}
 	// The real outcome is recorded; the spec itself fails only when a witness
 	// disagrees with what it is expected to do.
-	failure := gomega.InterceptGomegaFailure(func() { c.Test(ctx, s) })
+	failure := gomega.InterceptGomegaFailure(test)
 	o := outcome{State: v1alpha1.StatePassed}
 	if failure != nil {
 		o = outcome{State: v1alpha1.StateFailed, Message: plainWords(failure.Error())}

@@ -45,11 +45,12 @@ func reconfigureArgoCD(cfg Config, b Binding) {
 // side by side: each waits for its own start. A failure here is the
 // harness's, never a check's outcome. It returns the deadline the check
 // runs under (0: Argo CD's own), and whether argocd-server runs under it
-// too.
-func settle(ctx context.Context, env *dsl.Env, b Binding, c Check) (time.Duration, bool) {
+// too. With withDeadline false, the check's Deadline is left out: its
+// set-up runs under the environment's (Check.DeadlineAfterSetUp).
+func settle(ctx context.Context, env *dsl.Env, b Binding, c Check, withDeadline bool) (time.Duration, bool) {
 	repo := mergeSettings(c.RepoServer, b.RepoServerSettings)
 	ctrl, srv, deadline := b.ControllerSettings, []string(nil), time.Duration(0)
-	if c.Deadline > 0 && env.Controller != nil {
+	if withDeadline && c.Deadline > 0 && env.Controller != nil {
 		secs := strconv.Itoa(int(c.Deadline.Seconds()))
 		ctrl = mergeSettings(ctrl, []string{argocd.ControllerRepoServerTimeoutEnv + "=" + secs})
 		if !c.ServerKeepsDeadline {

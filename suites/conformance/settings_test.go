@@ -40,10 +40,10 @@ func TestSettleAsksForWhatTheSpecNeeds(t *testing.T) {
 	witness := Binding{Name: "broken/x", RepoServerSettings: []string{"ARGOCD_A=off"}}
 	check := Check{ID: "X-1", RepoServer: []string{"ARGOCD_A=on", "ARGOCD_B=1"}, Deadline: 10 * time.Second}
 
-	if d, srv := settle(context.Background(), env, witness, check); d != 10*time.Second || !srv {
+	if d, srv := settle(context.Background(), env, witness, check, true); d != 10*time.Second || !srv {
 		t.Errorf("deadline %s (on the server too: %t), want the check's 10s on both", d, srv)
 	}
-	if d, srv := settle(context.Background(), env, Binding{Name: "conformance"}, Check{ID: "X-2"}); d != 0 || srv {
+	if d, srv := settle(context.Background(), env, Binding{Name: "conformance"}, Check{ID: "X-2"}, true); d != 0 || srv {
 		t.Errorf("deadline %s (on the server too: %t), want none", d, srv)
 	}
 	wantRepo := [][]string{{"ARGOCD_B=1", "ARGOCD_A=off"}, nil}
@@ -65,7 +65,7 @@ func TestSettleLeavesTheServerItsDeadlineWhereAsked(t *testing.T) {
 	rec := &reconfigurations{}
 	env := &dsl.Env{RepoServer: rec, Controller: rec, Server: rec}
 	check := Check{ID: "X-1", Deadline: 10 * time.Second, ServerKeepsDeadline: true}
-	if d, srv := settle(context.Background(), env, Binding{Name: "conformance"}, check); d != 10*time.Second || srv {
+	if d, srv := settle(context.Background(), env, Binding{Name: "conformance"}, check, true); d != 10*time.Second || srv {
 		t.Errorf("deadline %s (on the server too: %t), want the check's 10s on the controller alone", d, srv)
 	}
 	if len(rec.ctrl) != 1 || !slices.Equal(rec.ctrl[0], []string{argocd.ControllerRepoServerTimeoutEnv + "=10"}) || len(rec.srv) != 1 || rec.srv[0] != nil {
@@ -82,7 +82,38 @@ func TestSettleSaysTheServerKeepsItsDeadlineWhereItCannotBeSet(t *testing.T) {
 	gomega.RegisterTestingT(t)
 	rec := &reconfigurations{}
 	env := &dsl.Env{RepoServer: rec, Controller: rec}
-	if d, srv := settle(context.Background(), env, Binding{Name: "conformance"}, Check{ID: "X-1", Deadline: 6 * time.Second}); d != 6*time.Second || srv {
+	if d, srv := settle(context.Background(), env, Binding{Name: "conformance"}, Check{ID: "X-1", Deadline: 6 * time.Second}, true); d != 6*time.Second || srv {
 		t.Errorf("deadline %s (on the server too: %t), want the check's 6s on the controller alone", d, srv)
+	}
+}
+
+// A check whose short deadline is put in force after its set-up settles
+// without it first (its set-up syncs under the environment's), and with it
+// when StartDeadline is called, once.
+func TestDeadlineAfterSetUpIsPutInForceByTheCheck(t *testing.T) {
+	gomega.RegisterTestingT(t)
+	rec := &reconfigurations{}
+	env := &dsl.Env{RepoServer: rec, Controller: rec, Server: rec}
+	check := Check{ID: "X-1", Deadline: 6 * time.Second, DeadlineAfterSetUp: true}
+	b := Binding{Name: "conformance"}
+	s := NewSuite(env, b)
+	s.deadline, s.serverDeadline = settle(context.Background(), env, b, check, false)
+	if s.RepoServerTimeout() != 25*time.Second || s.serverDeadline || rec.ctrl[0] != nil || rec.srv[0] != nil {
+		t.Fatalf("the set-up runs under %s (server too: %t), asked the controller %q, want the environment's", s.RepoServerTimeout(), s.serverDeadline, rec.ctrl)
+	}
+	calls := 0
+	s.pendingDeadline = func(ctx context.Context) {
+		calls++
+		s.deadline, s.serverDeadline = settle(ctx, env, b, check, true)
+	}
+	s.StartDeadline(context.Background())
+	s.StartDeadline(context.Background())
+	if calls != 1 || s.RepoServerTimeout() != 6*time.Second || !s.serverDeadline || s.pendingDeadline != nil {
+		t.Errorf("after StartDeadline: %d settles, deadline %s (server too: %t), want one, 6s on both", calls, s.RepoServerTimeout(), s.serverDeadline)
+	}
+	for _, c := range []Check{faultHang, faultExecTimeout, svcRestart} {
+		if !c.DeadlineAfterSetUp {
+			t.Errorf("%s syncs its set-up under its short deadline", c.ID)
+		}
 	}
 }

@@ -193,6 +193,22 @@ type Suite struct {
 	deadline time.Duration
 	// serverDeadline says argocd-server runs under deadline too.
 	serverDeadline bool
+	// pendingDeadline puts the check's deadline in force once its set-up
+	// is over (Check.DeadlineAfterSetUp; nil once done, or for others).
+	pendingDeadline func(context.Context)
+}
+
+// StartDeadline puts the check's Deadline in force, for a check whose
+// set-up ran under the environment's (Check.DeadlineAfterSetUp): call it
+// once the set-up has synced, before what the deadline bounds. Elsewhere
+// it does nothing.
+func (s *Suite) StartDeadline(ctx context.Context) {
+	if s.pendingDeadline == nil {
+		return
+	}
+	put := s.pendingDeadline
+	s.pendingDeadline = nil
+	put(ctx)
 }
 
 // createApp is how a check's set-up creates its application: validated by

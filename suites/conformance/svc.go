@@ -53,7 +53,7 @@ var svcRestart = Check{
 	Needs: []dsl.Ability{dsl.AbilityPluginServices},
 	Area:  Service, Level: Core, Versions: ">=2.6.0", Roles: []Role{RoleService}, Upstream: svcUpstream,
 	// While the service is down, each generation waits out the deadline.
-	Deadline: hangDeadline,
+	Deadline: hangDeadline, DeadlineAfterSetUp: true,
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleService)
 		gomega.Expect(s.Env.Services).NotTo(gomega.BeNil(), "this runtime cannot restart plugin services")
@@ -65,6 +65,7 @@ var svcRestart = Check{
 		synced := expectSyncedThroughPlugin(s, c).
 			ExpectWithin(s.Env.Timeouts.Settle, dsl.ResourceExists("v1", "ConfigMap", "prune-drop", nil))
 		before := inventory(synced)
+		s.StartDeadline(ctx)
 		ginkgo.DeferCleanup(restoreService, s, p.FullName())
 		down := synced.When().StopPluginService(p.FullName()).Refresh(true).
 			Then().Expect(dsl.NoActionError()).
