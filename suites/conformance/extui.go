@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"maps"
@@ -191,8 +192,9 @@ func uiRecord(ctx context.Context, s *Suite) *uipage.Record {
 	if res.why != "" {
 		ginkgo.Skip("cannot judge: " + res.why)
 	}
-	observe("%s; %s: %d files, %d lines of extensions.js", uiPageSaid, path.Join("/tmp/extensions", folder), len(ext.UI), res.r.Served)
+	observe("%s, offering this version's globals (%s); %s: %d files, %d lines of extensions.js", uiPageSaid, res.r.Offered, path.Join("/tmp/extensions", folder), len(ext.UI), res.r.Served)
 	gomega.Expect(res.r.Loaded).To(gomega.BeTrue(), "the page never got to render the components: %s", res.r.PageError)
+	gomega.Expect(res.r.PageError).To(gomega.BeEmpty(), "the recording page itself failed (the harness's fault, or an extension that broke the page's own script)")
 	return res.r
 }
 
@@ -207,7 +209,7 @@ func servedAlone(ctx context.Context, server, folder string, files map[string][]
 	if err != nil {
 		return "", err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := serverClient.Do(req)
 	if err != nil {
 		return "", err
 	}
@@ -240,6 +242,11 @@ func servedAlone(ctx context.Context, server, folder string, files map[string][]
 	}
 	return "", nil
 }
+
+// serverClient reaches argocd-server on 127.0.0.1, over TLS with the
+// certificate it made itself where it serves TLS (kind).
+var serverClient = &http.Client{Timeout: time.Minute, Transport: &http.Transport{
+	TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // #nosec G402 -- argocd-server's own certificate, on 127.0.0.1
 
 // sourceMark is the line argocd-server writes before each file it serves.
 var sourceMark = regexp.MustCompile(`^// source: /tmp/extensions/([^/]+)/`)

@@ -168,6 +168,17 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 		if len(in.Services) > 0 {
 			e.Services = in
 		}
+		if env.Config.Runtime == environment.RuntimeKind {
+			// kind installs the run's extensions with Argo CD (clusterExtensions).
+			delete(e.Cannot, dsl.AbilityExtensions)
+			delete(e.Cannot, dsl.AbilityUIExtensions)
+			if env.UIServed {
+				e.UIPage, e.UIFolders = e.ServerURL+"/"+uipage.Name, env.UIFolders
+			}
+			if _, err := uipage.Browser(); err != nil {
+				e.UIPage, e.Cannot[dsl.AbilityUIExtensions] = "", err.Error()
+			}
+		}
 		return dsl.NewEnv(e), nil
 	}
 	e.ArgoCDNamespace, e.ServerURL = env.ArgoCD.Namespace, "http://"+env.ArgoCD.ServerAddr
@@ -212,8 +223,8 @@ var InstalledCannot = map[dsl.Ability]string{
 	dsl.AbilityPluginDiscovery: "the plugins' sockets are in the repo-server's pod, not on this host",
 	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
 	dsl.AbilityGitCredentials:  "the git server's credentialed listeners are on this host's 127.0.0.1; the cluster's pods reach only the plain HTTP server beside the cluster (kind) or through the relay (existing)",
-	dsl.AbilityExtensions:      "extensions are installed with Argo CD on the embedded runtime only, for now",
-	dsl.AbilityUIExtensions:    "UI extensions are served and loaded on the embedded runtime only, for now",
+	dsl.AbilityExtensions:      "an extension's CRDs would be added to a cluster the run does not own: extensions are installed with Argo CD on the embedded and kind runtimes",
+	dsl.AbilityUIExtensions:    "UI extensions are served and loaded on the embedded and kind runtimes",
 }
 
 // RuntimeLacks is, per runtime, what it cannot give the checks even when
@@ -228,7 +239,16 @@ func RuntimeLacks() map[string]map[dsl.Ability]string {
 	return map[string]map[dsl.Ability]string{
 		"embedded": {dsl.AbilityPodShm: "only where the kernel cannot make an idmapped mount (the run's notes say so)",
 			dsl.AbilityUIExtensions: "only where the run is not root on Linux (argocd-server's /tmp/extensions is then the host's) or headless Chromium is not installed"},
-		"kind":     maps.Clone(InstalledCannot),
+		"kind":     kindLacks(),
 		"existing": existing,
 	}
+}
+
+// kindLacks is what the kind runtime cannot give: what an installed Argo CD
+// cannot, but for the extensions it installs itself (clusterExtensions).
+func kindLacks() map[dsl.Ability]string {
+	out := maps.Clone(InstalledCannot)
+	delete(out, dsl.AbilityExtensions)
+	out[dsl.AbilityUIExtensions] = "only where headless Chromium is not installed"
+	return out
 }
