@@ -70,7 +70,8 @@ The report (<output>/reports/latest/summary.md) has a badge line
 to paste in your README.
 
 An Argo CD extension is certified the same way, by the extension profile
-(area extensions, checks EXT-*), on the embedded runtime:
+(area extensions, checks EXT-*), on the embedded runtime or kind (not on
+a cluster you give: its CRDs are not the run's to add):
 
   cmp-conformance certify --extension ./my-extension
 
