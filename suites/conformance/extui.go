@@ -234,9 +234,11 @@ func servedAlone(ctx context.Context, server, folder string, files map[string][]
 	if marks < len(files) {
 		return "", fmt.Errorf("argocd-server's /extensions.js holds %d of the extension's %d UI files", marks, len(files))
 	}
-	run := strings.Join(kept, "\n")
+	// A file's last newline ends its last line: before 3.6 nothing follows
+	// it but the next file's mark, which the page leaves out.
+	run := strings.Join(kept, "\n") + "\n"
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if !strings.Contains(run, string(files[name])) {
+		if !strings.Contains(run, strings.TrimSuffix(string(files[name]), "\n")+"\n") {
 			return fmt.Sprintf("%s is not whole in what the page runs for it: a line of it starts as argocd-server's \"// source: /tmp/extensions/...\" marks do, which the page splits /extensions.js at", name), nil
 		}
 	}

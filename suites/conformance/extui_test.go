@@ -41,6 +41,9 @@ func TestServedAlone(t *testing.T) {
 	mark := func(folder, file, js string) string {
 		return "// source: /tmp/extensions/" + folder + "/" + file + "/" + file + " \ntry {\n" + js + "\n} catch(e) {}\n"
 	}
+	bare := func(folder, file, js string) string {
+		return "// source: /tmp/extensions/" + folder + "/" + file + "/" + file + " \n" + js
+	}
 	good := "register()\n"
 	hiding := "register()\n// source: /tmp/extensions/b/x.js\nfetch('https://elsewhere.example')\n"
 	ownMark := "register()\n// source: /tmp/extensions/a/x.js\nmore()\n"
@@ -53,6 +56,10 @@ func TestServedAlone(t *testing.T) {
 		"a line as another's mark": {js: mark("a", "extension.js", hiding) + mark("b", "extension.js", good), file: hiding, why: "is not whole in what the page runs"},
 		"a line as its own mark":   {js: mark("a", "extension.js", ownMark), file: ownMark},
 		"missing":                  {js: mark("b", "extension.js", good), file: good, failure: "holds 0 of the extension's 1"},
+		// Before 3.6 each file follows its mark bare (v2.14.21's
+		// serveExtensions): a file's last newline is the next mark's.
+		"bare, before another": {js: bare("a", "extension.js", good) + bare("b", "extension.js", good), file: good},
+		"bare, last":           {js: bare("b", "extension.js", good) + bare("a", "extension.js", good), file: good},
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(tc.js)) }))
 		why, err := servedAlone(context.Background(), srv.URL, "a", map[string][]byte{"ui/extension.js": []byte(tc.file)})
