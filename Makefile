@@ -108,7 +108,7 @@ FORCE:
 ## (gpg and gpg-agent for git-verify-wrapper.sh, ssh; fixtures/toolchain/image.go),
 ## a static busybox, the shell of the witness images FROM scratch,
 ## debootstrap, which makes the Debian base of the shell example's image, and
-## headless Chromium, which loads UI extensions (EXT-006..009).
+## headless Chromium, which loads UI extensions (EXT-006..010).
 tools-system:
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \

@@ -20,6 +20,7 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/uipage"
+	"github.com/cmp-conformance/cmp-conformance/internal/text"
 )
 
 // The UI checks load an extension's ui/extension*.js as Argo CD's UI
@@ -135,6 +136,38 @@ var extUIOrigin = uiCheck(Check{
 		}
 		gomega.Expect(asked).To(gomega.BeEmpty(), "it asked for what is outside Argo CD's origin (blocked here, nothing left this host)")
 		observe("no request outside Argo CD's origin while it loaded and its %d components rendered (effects run, %s of timers)", len(r.Registered), uiBudget)
+	},
+})
+
+// EXT-010: Argo CD's UI is not one API across versions (its React 16 up
+// to 3.4, 19 from 3.5, without ReactDOM.render; ReactJSXRuntime set only
+// from 3.5): an extension built for one fails on another. What the page
+// does not offer but another version does is recorded when read, and
+// blamed only for an error that names it, so feature detection passes.
+var extUIVersion = uiCheck(Check{
+	ID:    "EXT-010",
+	Title: "the UI extension fails on nothing that this Argo CD version's UI does not offer (globals, React and react-dom exports, extensionsAPI functions)",
+	Test: func(ctx context.Context, s *Suite) {
+		r := uiRecord(ctx, s)
+		var missing []string
+		for _, e := range r.LoadErrors {
+			if len(e.Absent) > 0 {
+				missing = append(missing, fmt.Sprintf("loading threw %q, naming %s", text.Clip(e.Message, 200), strings.Join(e.Absent, ", ")))
+			}
+		}
+		for _, g := range r.Registered {
+			if g.RenderError != "" && len(g.Absent) > 0 {
+				missing = append(missing, fmt.Sprintf("its %s %q threw %q while rendering, naming %s", g.API, g.Fields["title"], text.Clip(g.RenderError, 200), strings.Join(g.Absent, ", ")))
+			}
+		}
+		var read []string
+		for _, u := range r.AbsentReads {
+			read = append(read, u.Name)
+		}
+		if len(read) > 0 {
+			observe("read what Argo CD %s's UI does not offer (another version's does): %s", s.ArgoCDVersion, strings.Join(read, ", "))
+		}
+		gomega.Expect(missing).To(gomega.BeEmpty(), "it uses what Argo CD %s's UI does not offer (React %s, react-dom %s)", s.ArgoCDVersion, r.Offered.React, r.Offered.ReactDOM)
 	},
 })
 

@@ -22,7 +22,7 @@ func All() []Check {
 		helmRendersLikeNative, helmAnnouncesLikeNative, helmErrorsLikeNative, helmParameterChange, helmHostileValues,
 		upgSyncedAndHealthy, upgSameManifests, upgNothingRecreated, upgParametersKept, upgKnownChanges,
 		// Extensions: resource customizations of argocd-cm, judged live.
-		extHealth, extActions, extRBAC, extNewObject, extHostile, extUILoads, extUIKinds, extUIReact, extUIOrigin,
+		extHealth, extActions, extRBAC, extNewObject, extHostile, extUILoads, extUIKinds, extUIReact, extUIOrigin, extUIVersion,
 		// Customizations: how Argo CD applies them, with the harness's own.
 		custOpenLibs, custOverridesBuiltIn,
 		// The plugin profile (certify): judged on the subject's own samples.
