@@ -341,11 +341,11 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 		ginkgo.Fail(err.Error())
 	} else if !ok {
 		msg := fmt.Sprintf("applies to Argo CD %s, not %s", c.Versions, env.ArgoCDVersion)
-		ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotApplicable, msg})
+		ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotApplicable, msg}, ginkgo.ReportEntryVisibilityFailureOrVerbose)
 		ginkgo.Skip(msg)
 	}
 	if why := notApplicable(env, b, c); why != "" {
-		ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotApplicable, why})
+		ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotApplicable, why}, ginkgo.ReportEntryVisibilityFailureOrVerbose)
 		ginkgo.Skip(why)
 	}
 	for _, role := range c.Roles {
@@ -353,7 +353,7 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 		for _, f := range c.Requires {
 			if !p.Has(string(f)) {
 				msg := fmt.Sprintf("plugin %s does not declare %s", p.FullName(), f)
-				ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotSupported, msg})
+				ginkgo.AddReportEntry(outcomeEntry, outcome{v1alpha1.StateNotSupported, msg}, ginkgo.ReportEntryVisibilityFailureOrVerbose)
 				ginkgo.Skip(msg)
 			}
 		}
@@ -390,7 +390,7 @@ func runCheckOn(ctx ginkgo.SpecContext, env *dsl.Env, b Binding, c Check, hop *h
 	if failure != nil {
 		o = outcome{State: v1alpha1.StateFailed, Message: plainWords(failure.Error())}
 	}
-	ginkgo.AddReportEntry(outcomeEntry, o)
+	ginkgo.AddReportEntry(outcomeEntry, o, ginkgo.ReportEntryVisibilityFailureOrVerbose)
 	// A witness of a Provisional check is judged only at the end, against
 	// the reference plugins' result of the check (reports.Finalize): while
 	// Argo CD diverges they fail it too, and the day upstream fixes the
