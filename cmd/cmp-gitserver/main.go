@@ -4,6 +4,11 @@
 // Argo CD's pods clone what the harness commits. Built static, it runs on
 // any image that has git.
 //
+// With -identity it also opens the credentialed front doors (HTTPS with
+// basic auth, SSH with one client key) with the identity the harness wrote
+// in that folder (gitserver.Identity.WriteDir), so that the cluster's pods
+// clone through them as through a git host that wants credentials.
+//
 // With -relay it serves no repositories: it carries each client of -addr
 // to the harness, which connects to -control through a port-forward and
 // serves them from its own git server (package tunnel). The existing
@@ -12,6 +17,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -30,20 +36,28 @@ func main() {
 	addr := flag.String("addr", ":8080", "listen address")
 	relay := flag.Bool("relay", false, "serve no repositories: carry the clients of -addr to the harness connected on -control")
 	control := flag.String("control", ":8081", "with -relay: where the harness connects")
+	identity := flag.String("identity", "", "folder of the credentialed doors' identity (written by the harness); with it, serve HTTPS on -https-addr and SSH on -ssh-addr too")
+	doors := gitserver.Doors{}
+	flag.StringVar(&doors.HTTPS, "https-addr", ":8443", "with -identity: the HTTPS (basic auth) listen address")
+	flag.StringVar(&doors.SSH, "ssh-addr", ":2222", "with -identity: the SSH listen address")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "cmp-gitserver takes no arguments; see -help")
 		os.Exit(2)
 	}
+	if *relay && *identity != "" {
+		fmt.Fprintln(os.Stderr, "cmp-gitserver: -identity serves repositories, -relay none: give one")
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, *dir, *addr, *relay, *control); err != nil {
+	if err := serve(ctx, *dir, *addr, *relay, *control, *identity, doors); err != nil {
 		fmt.Fprintln(os.Stderr, "cmp-gitserver:", err)
 		os.Exit(1)
 	}
 }
 
-func serve(ctx context.Context, dir, addr string, relay bool, control string) error {
+func serve(ctx context.Context, dir, addr string, relay bool, control, identity string, doors gitserver.Doors) error {
 	if relay {
 		var lc net.ListenConfig
 		public, err := lc.Listen(ctx, "tcp", addr)
@@ -62,6 +76,16 @@ func serve(ctx context.Context, dir, addr string, relay bool, control string) er
 	s, err := gitserver.Start(ctx, gitserver.Options{Dir: dir, Addr: addr, Log: os.Stderr})
 	if err != nil {
 		return err
+	}
+	if identity != "" {
+		id, err := gitserver.ReadIdentity(identity)
+		if err != nil {
+			return errors.Join(err, s.Close())
+		}
+		if err := s.ServeSecureOn(ctx, id, doors); err != nil {
+			return errors.Join(err, s.Close())
+		}
+		fmt.Fprintf(os.Stderr, "cmp-gitserver: serving %s over HTTPS on %s and SSH on %s too\n", dir, doors.HTTPS, doors.SSH)
 	}
 	fmt.Fprintf(os.Stderr, "cmp-gitserver: serving %s on %s\n", dir, s.Addr())
 	<-ctx.Done()

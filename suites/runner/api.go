@@ -126,7 +126,7 @@ func trustGitServer(ctx context.Context, env *environment.Environment, api *API)
 	id, known := env.Git.Identity(), env.Git.SSHKnownHost()
 	_, err := api.Certs.CreateCertificate(ctx, &certificatepkg.RepositoryCertificateCreateRequest{Upsert: true,
 		Certificates: &v1alpha1.RepositoryCertificateList{Items: []v1alpha1.RepositoryCertificate{
-			{ServerName: "127.0.0.1", CertType: "https", CertData: id.CAPEM},
+			{ServerName: env.Git.HTTPSHost(), CertType: "https", CertData: id.CAPEM},
 			{ServerName: known.Host, CertType: "ssh", CertSubType: known.Type, CertData: []byte(known.Key)},
 		}}})
 	if err != nil {
@@ -169,8 +169,16 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 			e.Services = in
 		}
 		if env.Config.Runtime == environment.RuntimeKind {
-			// kind installs the run's extensions with Argo CD (clusterExtensions).
+			// kind installs the run's extensions with Argo CD
+			// (clusterExtensions), and its git server's container opens
+			// the credentialed doors (kindGit).
 			delete(e.Cannot, dsl.AbilityExtensions)
+			if env.Git != nil && env.Git.Secure() {
+				delete(e.Cannot, dsl.AbilityGitCredentials)
+			}
+			if in.ScratchDir != "" { // each sidecar's folder of the node's
+				delete(e.Cannot, dsl.AbilityPluginScratch)
+			}
 			delete(e.Cannot, dsl.AbilityUIExtensions)
 			if env.UIServed {
 				e.UIPage, e.UIFolders = e.ServerURL+"/"+uipage.Name, env.UIFolders
@@ -222,7 +230,7 @@ func installedCannot(in *argocd.Installed) map[dsl.Ability]string {
 var InstalledCannot = map[dsl.Ability]string{
 	dsl.AbilityPluginDiscovery: "the plugins' sockets are in the repo-server's pod, not on this host",
 	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
-	dsl.AbilityGitCredentials:  "the git server's credentialed listeners are on this host's 127.0.0.1; the cluster's pods reach only the plain HTTP server beside the cluster (kind) or through the relay (existing)",
+	dsl.AbilityGitCredentials:  "the cluster's pods reach the run's git server through a relay that carries plain HTTP only",
 	dsl.AbilityExtensions:      "an extension's CRDs would be added to a cluster the run does not own: extensions are installed with Argo CD on the embedded and kind runtimes",
 	dsl.AbilityUIExtensions:    "UI extensions are served and loaded on the embedded and kind runtimes",
 }
@@ -245,10 +253,14 @@ func RuntimeLacks() map[string]map[dsl.Ability]string {
 }
 
 // kindLacks is what the kind runtime cannot give: what an installed Argo CD
-// cannot, but for the extensions it installs itself (clusterExtensions).
+// cannot, but for the extensions it installs itself (clusterExtensions),
+// the credentialed git doors its git server's container opens (kindGit) and
+// the scratch folder its node mounts for each sidecar (kindConfig).
 func kindLacks() map[dsl.Ability]string {
 	out := maps.Clone(InstalledCannot)
 	delete(out, dsl.AbilityExtensions)
+	delete(out, dsl.AbilityGitCredentials)
+	delete(out, dsl.AbilityPluginScratch)
 	out[dsl.AbilityUIExtensions] = "only where headless Chromium is not installed"
 	return out
 }
