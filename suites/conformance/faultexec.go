@@ -45,9 +45,6 @@ var faultExecTimeout = Check{
 	Deadline: execDeadline, DeadlineAfterSetUp: true,
 	Test: func(ctx context.Context, s *Suite) {
 		execTimeout := pluginExecTimeout(s.Plugin(RoleFaultyGenerate))
-		repoTimeout := s.RepoServerTimeout()
-		gomega.Expect(execTimeout+execSlack).To(gomega.BeNumerically("<", repoTimeout),
-			"the environment cannot tell the two bounds apart: ARGOCD_EXEC_TIMEOUT %s, repo-server timeout %s", execTimeout, repoTimeout)
 		// The plugin writes its record in a folder of the run, which goes
 		// with it: a hang the last refresh began may write after the check.
 		pluginDir, hostDir := s.Env.PluginScratch(s.Plugin(RoleFaultyGenerate).FullName())
@@ -58,6 +55,10 @@ var faultExecTimeout = Check{
 			PluginEnv(map[string]string{strings.TrimPrefix(faulty.StopRecordEnv, "ARGOCD_ENV_"): path.Join(pluginDir, name)})
 		synced := expectSyncedThroughPlugin(s, c)
 		s.StartDeadline(ctx)
+		// The deadline in force from here on (the environment's before).
+		repoTimeout := s.RepoServerTimeout()
+		gomega.Expect(execTimeout+execSlack).To(gomega.BeNumerically("<", repoTimeout),
+			"the environment cannot tell the two bounds apart: ARGOCD_EXEC_TIMEOUT %s, repo-server timeout %s", execTimeout, repoTimeout)
 		synced.When().Push(gitserver.Change{Message: "fault: hang", Files: map[string][]byte{faulty.FaultFile: []byte(faulty.FaultHang + "\n")}}).
 			Refresh(true).
 			Then().Expect(dsl.NoActionError()).
