@@ -19,12 +19,28 @@ import (
 // its own (plugins/helm, on the Helm SDK), is built once the Argo CD
 // version is known (HelmBuildFor).
 func BuildPrograms(ctx context.Context, root, dir string) error {
+	// The helpers too: cmp-gitserver, as the kind runtime serves the
+	// sources from a container, and cmp-idle, the fixtures' workload on the
+	// existing one.
+	return buildPackages(ctx, root, dir, append([]string{"./plugins/...", "./examples/..."}, helperPackages...))
+}
+
+// helperPackages are the programs a cluster runs beside Argo CD, whatever
+// the plugins: the git server's container, the fixtures' idle workload, a
+// plugin service's bridge.
+var helperPackages = []string{"./cmd/cmp-gitserver", "./cmd/cmp-idle", "./plugins/service/cmd/cmp-bridge"}
+
+// BuildHelpers compiles only the helper programs into dir: what a
+// certification on a cluster needs, its subject bringing its own.
+func BuildHelpers(ctx context.Context, root, dir string) error {
+	return buildPackages(ctx, root, dir, helperPackages)
+}
+
+func buildPackages(ctx context.Context, root, dir string, pkgs []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// cmp-gitserver too: the kind runtime serves the sources from a
-	// container; and cmp-idle, the fixtures' workload on the existing one.
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(os.PathSeparator), "./plugins/...", "./examples/...", "./cmd/cmp-gitserver", "./cmd/cmp-idle")
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", dir + string(os.PathSeparator)}, pkgs...)...)
 	cmd.Dir = root
 	// -trimpath and no VCS stamp: a program's bytes depend on its sources
 	// only, so a clean clone or a new commit that leaves a plugin alone

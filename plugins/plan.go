@@ -79,10 +79,14 @@ func Prepare(ctx context.Context, o Options) (*Plan, []string, error) {
 	root := o.Root
 	var plan *Plan
 	var err error
+	helpersOnly := false
 	if o.Subject != nil {
 		plan, err = CertifyPlan(root, *o.Subject, o.SelfTest)
-		if !o.SelfTest {
-			// The subject brings its own programs: nothing of ours is built.
+		// The subject brings its own programs: of ours, only what a
+		// cluster runs beside Argo CD (the git server's container, a
+		// plugin service's bridge) is built, and only for a cluster.
+		helpersOnly = !o.SelfTest
+		if helpersOnly && !environment.InCluster(o.Runtime) {
 			root = ""
 		}
 	} else if plan, err = CataloguePlan(root, o.Overrides, o.SelfTest, o.Profile); err == nil {
@@ -108,6 +112,14 @@ func Prepare(ctx context.Context, o Options) (*Plan, []string, error) {
 	bin, err := filepath.Abs(filepath.Join(o.Output, "bin"))
 	if err != nil {
 		return nil, nil, err
+	}
+	if helpersOnly {
+		fmt.Fprintln(progress, "plugins: building the programs the cluster runs beside Argo CD")
+		if err := BuildHelpers(ctx, root, bin); err != nil {
+			return nil, nil, err
+		}
+		plan.Bin = bin
+		return plan, path, nil
 	}
 	fmt.Fprintln(progress, "plugins: building the reference plugin programs")
 	if err := BuildPrograms(ctx, root, bin); err != nil {
