@@ -10,9 +10,10 @@
 // clone through them as through a git host that wants credentials.
 //
 // With -relay it serves no repositories: it carries each client of -addr
-// to the harness, which connects to -control through a port-forward and
-// serves them from its own git server (package tunnel). The existing
-// runtime runs it so in a pod, since a cluster's pods cannot dial the host.
+// (and of the HTTPS and SSH doors, -https-addr and -ssh-addr) to the
+// harness, which connects to -control through a port-forward and serves
+// them from its own git server (package tunnel). The existing runtime runs
+// it so in a pod, since a cluster's pods cannot dial the host.
 package main
 
 import (
@@ -38,8 +39,8 @@ func main() {
 	control := flag.String("control", ":8081", "with -relay: where the harness connects")
 	identity := flag.String("identity", "", "folder of the credentialed doors' identity (written by the harness); with it, serve HTTPS on -https-addr and SSH on -ssh-addr too")
 	doors := gitserver.Doors{}
-	flag.StringVar(&doors.HTTPS, "https-addr", ":8443", "with -identity: the HTTPS (basic auth) listen address")
-	flag.StringVar(&doors.SSH, "ssh-addr", ":2222", "with -identity: the SSH listen address")
+	flag.StringVar(&doors.HTTPS, "https-addr", ":8443", "with -identity: the HTTPS (basic auth) listen address; with -relay: the HTTPS door relayed to the host")
+	flag.StringVar(&doors.SSH, "ssh-addr", ":2222", "with -identity: the SSH listen address; with -relay: the SSH door relayed to the host")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "cmp-gitserver takes no arguments; see -help")
@@ -60,18 +61,26 @@ func main() {
 func serve(ctx context.Context, dir, addr string, relay bool, control, identity string, doors gitserver.Doors) error {
 	if relay {
 		var lc net.ListenConfig
-		public, err := lc.Listen(ctx, "tcp", addr)
-		if err != nil {
-			return err
+		// The doors in tunnel's order: plain HTTP, HTTPS, SSH.
+		var listeners []net.Listener
+		for _, a := range []string{addr, doors.HTTPS, doors.SSH} {
+			l, err := lc.Listen(ctx, "tcp", a)
+			if err != nil {
+				for _, l := range listeners {
+					l.Close()
+				}
+				return err
+			}
+			listeners = append(listeners, l)
 		}
 		ctl, err := lc.Listen(ctx, "tcp", control)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "cmp-gitserver: relaying clients of %s to the host connected on %s\n", public.Addr(), ctl.Addr())
+		fmt.Fprintf(os.Stderr, "cmp-gitserver: relaying clients of %s, %s and %s to the host connected on %s\n", listeners[0].Addr(), listeners[1].Addr(), listeners[2].Addr(), ctl.Addr())
 		// A clone waits for a host that reconnects, not longer than git's
 		// own patience.
-		return tunnel.Relay(ctx, public, ctl, 30*time.Second, log.New(os.Stderr, "cmp-gitserver: ", log.LstdFlags|log.Lmsgprefix))
+		return tunnel.Relay(ctx, listeners, ctl, 30*time.Second, log.New(os.Stderr, "cmp-gitserver: ", log.LstdFlags|log.Lmsgprefix))
 	}
 	s, err := gitserver.Start(ctx, gitserver.Options{Dir: dir, Addr: addr, Log: os.Stderr})
 	if err != nil {

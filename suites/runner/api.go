@@ -165,17 +165,18 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 		e.ArgoCDNamespace, e.ServerURL = in.Namespace, "https://"+in.ServerAddr
 		e.PluginFiles, e.RepoServer, e.Controller = in, in, in
 		e.Cannot = installedCannot(in)
+		if env.Git != nil && env.Git.Secure() {
+			// The credentialed doors: kind's git server container, or
+			// the existing runtime's relay (kindGit, existingUp).
+			delete(e.Cannot, dsl.AbilityGitCredentials)
+		}
 		if len(in.Services) > 0 {
 			e.Services = in
 		}
 		if env.Config.Runtime == environment.RuntimeKind {
 			// kind installs the run's extensions with Argo CD
-			// (clusterExtensions), and its git server's container opens
-			// the credentialed doors (kindGit).
+			// (clusterExtensions).
 			delete(e.Cannot, dsl.AbilityExtensions)
-			if env.Git != nil && env.Git.Secure() {
-				delete(e.Cannot, dsl.AbilityGitCredentials)
-			}
 			if in.ScratchDir != "" { // each sidecar's folder of the node's
 				delete(e.Cannot, dsl.AbilityPluginScratch)
 			}
@@ -230,7 +231,7 @@ func installedCannot(in *argocd.Installed) map[dsl.Ability]string {
 var InstalledCannot = map[dsl.Ability]string{
 	dsl.AbilityPluginDiscovery: "the plugins' sockets are in the repo-server's pod, not on this host",
 	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
-	dsl.AbilityGitCredentials:  "the cluster's pods reach the run's git server through a relay that carries plain HTTP only",
+	dsl.AbilityGitCredentials:  "the credentialed git doors are opened by a run's own git server; `env up`'s serves plain HTTP only",
 	dsl.AbilityExtensions:      "an extension's CRDs would be added to a cluster the run does not own: extensions are installed with Argo CD on the embedded and kind runtimes",
 	dsl.AbilityUIExtensions:    "UI extensions are served and loaded on the embedded and kind runtimes",
 }
@@ -241,6 +242,7 @@ var InstalledCannot = map[dsl.Ability]string{
 // pages name the runtimes that cannot run a check from it.
 func RuntimeLacks() map[string]map[dsl.Ability]string {
 	existing := maps.Clone(InstalledCannot)
+	delete(existing, dsl.AbilityGitCredentials) // through the relay's doors
 	existing[dsl.AbilityPluginLeftovers] = "what a plugin's container changed is read from its node, and a cluster you give has no node this host can look into"
 	existing[dsl.AbilityPluginFiles] = "without a debug image (busybox-static installed) no ephemeral container can look into a plugin's container"
 	existing[dsl.AbilityPluginServices] = "without --plugin-image service=IMAGE no plugin served over the network runs in the cluster"
