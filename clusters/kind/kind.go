@@ -448,3 +448,25 @@ func (p *Provider) NodeExec(ctx context.Context, node string, args ...string) ([
 	}
 	return stdout.Bytes(), nil
 }
+
+// RestartNodes restarts every node of the cluster, as a machine reboots:
+// the node's container stops and starts again, its kubelet brings every
+// pod back in a new sandbox (init containers run again over what the last
+// run left in the pod's volumes), and its published ports stay as they
+// were, so the kubeconfig still reaches the API server.
+func (p *Provider) RestartNodes(ctx context.Context) error {
+	e, err := p.engine()
+	if err != nil {
+		return err
+	}
+	ns, err := e.kind.ListNodes(p.opts.Name)
+	if err != nil {
+		return fmt.Errorf("listing the nodes of kind cluster %s: %w%s", p.opts.Name, err, detail(err))
+	}
+	for _, n := range ns {
+		if out, err := exec.CommandContext(ctx, e.cli, "restart", n.String()).CombinedOutput(); err != nil {
+			return fmt.Errorf("restarting node %s: %w: %s", n.String(), err, lastLines(out, 5))
+		}
+	}
+	return nil
+}
