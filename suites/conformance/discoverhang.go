@@ -40,10 +40,9 @@ var discFindCommandHang = Check{
 		marker := p.Name + ".marker"
 		// The plugin writes its records in a folder of the run (its
 		// container's /tmp, for an image); the check reads them from this host.
-		pluginDir, hostDir := s.Env.PluginScratch(p.FullName())
+		sc := s.Env.PluginScratch(p.FullName())
 		name, besideName := dsl.UniqueName("cmpc-find-hang"), dsl.UniqueName("cmpc-find-beside")
-		plugged, record := path.Join(pluginDir, name), filepath.Join(hostDir, name)
-		besideRecord := filepath.Join(hostDir, besideName)
+		plugged, child := path.Join(sc.Dir(), name), contract.ChildRecord(name)
 
 		// The other application's find command begins first and waits for
 		// the hang to begin, recording whether it did: the overlap is seen
@@ -51,10 +50,10 @@ var discFindCommandHang = Check{
 		// application to its find command. Argo CD running one discovery at
 		// a time never lets the hang begin while the other waits.
 		ginkgo.By("an application whose find command waits for another's to hang: being created")
-		await := fmt.Sprintf("await %s %s\n", plugged, path.Join(pluginDir, besideName))
+		await := fmt.Sprintf("await %s %s\n", plugged, path.Join(sc.Dir(), besideName))
 		besideCreated := s.Given(ctx).NamePrefix("disc-cmd-beside").Path("contract-app").File(marker, []byte(await)).
 			When().CreateAppInBackground()
-		gomega.Eventually(ctx, func() error { _, _, _, err := awaited(besideRecord); return err }).
+		gomega.Eventually(ctx, func() error { _, _, _, err := awaited(ctx, sc, besideName); return err }).
 			WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(),
 			"the application's creation never ran its find command")
 
@@ -63,18 +62,18 @@ var discFindCommandHang = Check{
 		// both after its deletion (a hang a last refresh began) and before
 		// it: where no deadline stops a hang, the controller would hold the
 		// deletion until the hang ends.
-		ginkgo.DeferCleanup(endHang, record, marker, true)
+		ginkgo.DeferCleanup(endHang, sc, name, marker, true)
 		// Unvalidated: the API server's validation runs discovery too, and
 		// would wait out the deadline before the application exists.
 		hung := s.Given(ctx).NamePrefix("disc-cmd-hang").Path("contract-app").File(marker, []byte("hang "+plugged+"\n")).
 			When().CreateAppUnvalidated().Then().Expect(dsl.NoActionError())
-		ginkgo.DeferCleanup(endHang, record, marker, false)
+		ginkgo.DeferCleanup(endHang, sc, name, marker, false)
 
 		ginkgo.By("the waiting find command saw the hang begin, and its application was created and rendered")
 		beside := besideCreated().Then()
 		gomega.Expect(beside.ActionErr()).NotTo(gomega.HaveOccurred(),
 			"the other application could not be created while the hanging find command ran: one application's discovery held up another's")
-		began, saw, unseen, err := awaited(besideRecord)
+		began, saw, unseen, err := awaited(ctx, sc, besideName)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		// "unseen" (its wait ran out), or no verdict at all: the request's
 		// deadline stopped it while it waited.
@@ -89,8 +88,7 @@ var discFindCommandHang = Check{
 		beside.ExpectWithin(s.Env.Timeouts.AppSynced, dsl.RefreshingWhile(dsl.SourceTypeIs(v1alpha1.ApplicationSourceTypePlugin),
 			"ComparisonError", deadlineStruck, s.RepoServerTimeout()+2*time.Second))
 		rendered(s, beside, RoleDiscoverCommand)
-		child := contract.ChildRecord(record)
-		gomega.Eventually(ctx, func() error { return hangStarted(record, child) }).
+		gomega.Eventually(ctx, func() error { return hangStarted(ctx, sc, name, child) }).
 			WithTimeout(s.Env.Timeouts.Refresh).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed())
 
 		ginkgo.By("the hanging command: stopped by the repo-server's deadline")
@@ -98,7 +96,7 @@ var discFindCommandHang = Check{
 		var started, last time.Time
 		gomega.Eventually(ctx, func() error {
 			var err error
-			started, last, err = hangSpan(record, time.Now())
+			started, last, err = spanOf(ctx, sc, name)
 			return err
 		}).WithTimeout(repoTimeout+10*time.Second).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(),
 			"the find command was not stopped by the repo-server's deadline (%s): it was still running %s later", repoTimeout, 10*time.Second)
@@ -109,10 +107,10 @@ var discFindCommandHang = Check{
 			"the find command ran %.1fs, past the repo-server's deadline of %s", ran.Seconds(), repoTimeout)
 		ginkgo.By("the process it started: stopped with it")
 		gomega.Eventually(ctx, func() error {
-			_, err := stoppedAfter(child, time.Now())
+			_, _, err := spanOf(ctx, sc, child)
 			return err
 		}).WithTimeout(execSlack).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(),
-			"the process the find command started (pid %d) kept running after the command was stopped: stopping a command must stop what it started", hangPID(child))
+			"the process the find command started (pid %d) kept running after the command was stopped: stopping a command must stop what it started", hangPID(ctx, sc, child))
 		observeHangOutcome(hung)
 	},
 }
@@ -122,8 +120,8 @@ var discFindCommandHang = Check{
 // (zero when it did not), and whether it waited in vain to its end
 // ("unseen"; neither when the request's deadline stopped it). An error
 // until that run has begun.
-func awaited(record string) (began, saw time.Time, unseen bool, err error) {
-	data, err := os.ReadFile(record)
+func awaited(ctx context.Context, sc dsl.Scratch, name string) (began, saw time.Time, unseen bool, err error) {
+	data, _, err := sc.Read(ctx, name)
 	if err != nil {
 		return began, saw, false, err
 	}
@@ -140,25 +138,24 @@ func awaited(record string) (began, saw time.Time, unseen bool, err error) {
 		}
 	}
 	if began.IsZero() {
-		return began, saw, false, fmt.Errorf("%s records no start: %q", filepath.Base(record), data)
+		return began, saw, false, fmt.Errorf("%s records no start: %q", name, data)
 	}
 	return began, saw, false, nil
 }
 
 // hangStarted says whether every record has begun.
-func hangStarted(records ...string) error {
-	for _, r := range records {
-		data, err := os.ReadFile(r)
+func hangStarted(ctx context.Context, sc dsl.Scratch, names ...string) error {
+	for _, r := range names {
+		data, _, err := sc.Read(ctx, r)
 		if err != nil || !strings.Contains(string(data), "\nstarted ") {
-			return fmt.Errorf("%s has not begun to hang: was the application's discovery run? (%v)", filepath.Base(r), err)
+			return fmt.Errorf("%s has not begun to hang: was the application's discovery run? (%v)", r, err)
 		}
 	}
 	return nil
 }
 
 // hangPIDs are the pids a hang record names, one per hang, in order.
-func hangPIDs(record string) []int {
-	data, _ := os.ReadFile(record)
+func hangPIDs(data []byte) []int {
 	var pids []int
 	for _, line := range strings.Split(string(data), "\n") {
 		if n, ok := strings.CutPrefix(line, "pid "); ok {
@@ -171,8 +168,9 @@ func hangPIDs(record string) []int {
 }
 
 // hangPID is the pid of a record's first hang (0 when none).
-func hangPID(record string) int {
-	if pids := hangPIDs(record); len(pids) > 0 {
+func hangPID(ctx context.Context, sc dsl.Scratch, name string) int {
+	data, _, _ := sc.Read(ctx, name)
+	if pids := hangPIDs(data); len(pids) > 0 {
 		return pids[0]
 	}
 	return 0
@@ -199,17 +197,18 @@ func observeHangOutcome(cons *dsl.Consequences) {
 // record (its child). Pids a container recorded mean nothing here, and
 // that check keeps them from killing anything; the container goes at the
 // end of the run. The last call removes the records.
-func endHang(record, marker string, last bool) {
-	for _, r := range []string{record, contract.ChildRecord(record)} {
-		for _, pid := range hangPIDs(r) {
+func endHang(ctx context.Context, sc dsl.Scratch, name, marker string, last bool) {
+	for _, r := range []string{name, contract.ChildRecord(name)} {
+		data, _, _ := sc.Read(ctx, r)
+		for _, pid := range hangPIDs(data) {
 			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 			args := strings.Split(string(cmdline), "\x00")
-			if err == nil && (slices.Contains(args, marker) || slices.ContainsFunc(args, func(a string) bool { return filepath.Base(a) == filepath.Base(contract.ChildRecord(record)) })) {
+			if err == nil && (slices.Contains(args, marker) || slices.ContainsFunc(args, func(a string) bool { return filepath.Base(a) == contract.ChildRecord(name) })) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
 		if last {
-			_ = os.Remove(r)
+			_ = sc.Remove(ctx, r)
 		}
 	}
 }

@@ -3,9 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -47,12 +45,11 @@ var faultExecTimeout = Check{
 		execTimeout := pluginExecTimeout(s.Plugin(RoleFaultyGenerate))
 		// The plugin writes its record in a folder of the run, which goes
 		// with it: a hang the last refresh began may write after the check.
-		pluginDir, hostDir := s.Env.PluginScratch(s.Plugin(RoleFaultyGenerate).FullName())
+		sc := s.Env.PluginScratch(s.Plugin(RoleFaultyGenerate).FullName())
 		name := dsl.UniqueName("cmpc-stop")
-		record := filepath.Join(hostDir, name)
-		ginkgo.DeferCleanup(func() { os.Remove(record) })
+		ginkgo.DeferCleanup(func(ctx context.Context) { _ = sc.Remove(ctx, name) })
 		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("fault-exec").Path("prune-app"), RoleFaultyGenerate).
-			PluginEnv(map[string]string{strings.TrimPrefix(faulty.StopRecordEnv, "ARGOCD_ENV_"): path.Join(pluginDir, name)})
+			PluginEnv(map[string]string{strings.TrimPrefix(faulty.StopRecordEnv, "ARGOCD_ENV_"): path.Join(sc.Dir(), name)})
 		synced := expectSyncedThroughPlugin(s, c)
 		s.StartDeadline(ctx)
 		// The deadline in force from here on (the environment's before).
@@ -66,7 +63,8 @@ var faultExecTimeout = Check{
 		var ran time.Duration
 		gomega.Eventually(ctx, func() error {
 			var err error
-			ran, err = stoppedAfter(record, time.Now())
+			started, last, err := spanOf(ctx, sc, name)
+			ran = last.Sub(started)
 			return err
 		}).WithTimeout(repoTimeout+10*time.Second).WithPolling(s.Env.Timeouts.Poll).Should(gomega.Succeed(), "the hanging command's record")
 		observe("the hanging command was stopped %.1fs after it began (ARGOCD_EXEC_TIMEOUT %s, repo-server timeout %s)", ran.Seconds(), execTimeout, repoTimeout)
@@ -75,21 +73,20 @@ var faultExecTimeout = Check{
 	},
 }
 
-// stoppedAfter reads the faulty plugin's record: how long its first hang
-// lasted (its last "alive" line), once that hang is over: no line for a
-// second, or a later hang begun.
-func stoppedAfter(record string, now time.Time) (time.Duration, error) {
-	started, last, err := hangSpan(record, now)
-	return last.Sub(started), err
-}
-
-// hangSpan is when a record's first hang began and when it was last seen
-// alive, once that hang is over (as stoppedAfter says).
-func hangSpan(record string, now time.Time) (started, last time.Time, err error) {
-	data, err := os.ReadFile(record)
+// spanOf reads a record of the scratch folder and judges it (hangSpan) on
+// the clock of the machine the plugin runs on, at the moment it was read.
+func spanOf(ctx context.Context, sc dsl.Scratch, name string) (started, last time.Time, err error) {
+	data, now, err := sc.Read(ctx, name)
 	if err != nil {
 		return started, last, fmt.Errorf("the plugin wrote no record yet: %w", err)
 	}
+	return hangSpan(data, now)
+}
+
+// hangSpan is when a record's first hang began and when it was last seen
+// alive, once that hang is over: no line for a second before now (the
+// moment the record was read), or a later hang begun.
+func hangSpan(data []byte, now time.Time) (started, last time.Time, err error) {
 	var first, end int64
 	over := false
 	for _, line := range strings.Split(string(data), "\n") {

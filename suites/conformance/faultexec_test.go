@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,26 +12,46 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 )
 
-func TestStoppedAfterReadsTheFirstHang(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "record")
-	if _, err := stoppedAfter(p, time.Now()); err == nil {
+func TestSpanOfReadsTheFirstHang(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	sc := argocd.HostScratch{Plugin: dir, Host: dir}
+	if _, _, err := spanOf(ctx, sc, "record"); err == nil {
 		t.Error("no record: want an error")
+	}
+	if _, _, err := spanOf(ctx, sc, "../record"); err == nil {
+		t.Error("a name out of the folder: want an error")
 	}
 	now := time.Now()
 	alive := func(at time.Time) string { return "alive " + strconv.FormatInt(at.UnixNano(), 10) + "\n" }
-	os.WriteFile(p, []byte("started "+strconv.FormatInt(now.Add(-3*time.Second).UnixNano(), 10)+"\n"+alive(now.Add(-100*time.Millisecond))), 0o644)
-	if _, err := stoppedAfter(p, now); err == nil || !strings.Contains(err.Error(), "still running") {
+	started := "started " + strconv.FormatInt(now.Add(-3*time.Second).UnixNano(), 10) + "\n"
+	os.WriteFile(filepath.Join(dir, "record"), []byte(started+alive(now.Add(-100*time.Millisecond))), 0o644)
+	if _, _, err := spanOf(ctx, sc, "record"); err == nil || !strings.Contains(err.Error(), "still running") {
 		t.Errorf("a hang still alive: err = %v", err)
 	}
-	os.WriteFile(p, []byte("pid 41\nstarted 1000000000\nalive 8000000000\nalive 16000000000\npid 42\nstarted 20000000000\nalive 21000000000\n"), 0o644)
-	if d, err := stoppedAfter(p, now); err != nil || d != 15*time.Second {
-		t.Errorf("stoppedAfter = %v, %v; want the first hang, 15s", d, err)
+	// Judged at the moment the record was read, on the writer's clock: a
+	// record read 100 ms after its last line is still running, however
+	// late this host looks at it.
+	data := []byte(started + alive(now.Add(-1500*time.Millisecond)))
+	if _, _, err := hangSpan(data, now.Add(-1400*time.Millisecond)); err == nil {
+		t.Error("a record read 100 ms after its last line: want still running")
 	}
-	if start, last, err := hangSpan(p, now); err != nil || start != time.Unix(1, 0) || last != time.Unix(16, 0) {
-		t.Errorf("hangSpan = %v, %v, %v; want 1s and 16s after the epoch", start, last, err)
+	if _, _, err := hangSpan(data, now); err != nil {
+		t.Errorf("a record read 1.5 s after its last line: %v, want over", err)
 	}
-	if got := hangPIDs(p); len(got) != 2 || got[0] != 41 || got[1] != 42 || hangPID(p) != 41 {
+	data = []byte("pid 41\nstarted 1000000000\nalive 8000000000\nalive 16000000000\npid 42\nstarted 20000000000\nalive 21000000000\n")
+	if start, last, err := hangSpan(data, now); err != nil || start != time.Unix(1, 0) || last != time.Unix(16, 0) {
+		t.Errorf("hangSpan = %v, %v, %v; want the first hang, 1s and 16s after the epoch", start, last, err)
+	}
+	os.WriteFile(filepath.Join(dir, "record"), data, 0o644)
+	if got := hangPIDs(data); len(got) != 2 || got[0] != 41 || got[1] != 42 || hangPID(ctx, sc, "record") != 41 {
 		t.Errorf("hangPIDs = %v, want [41 42], the first 41", got)
+	}
+	if err := sc.Remove(ctx, "record"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Remove(ctx, "record"); err != nil {
+		t.Errorf("removing what is gone: %v", err)
 	}
 }
 

@@ -218,6 +218,9 @@ func installedCannot(in *argocd.Installed) map[dsl.Ability]string {
 		out[dsl.AbilityPluginLeftovers] = "what a plugin's container changed is read from its node, and this cluster's nodes are not containers of this host (kind's are)"
 		if in.DebugImage == "" {
 			out[dsl.AbilityPluginFiles] = "a plugin's container is looked into from an ephemeral container, and no debug image was pushed (install busybox-static)"
+			out[dsl.AbilityPluginScratch] = "a sidecar's /tmp is read from an ephemeral container, and no debug image was pushed (install busybox-static)"
+		} else {
+			delete(out, dsl.AbilityPluginScratch) // read from the debug container
 		}
 	}
 	if len(in.Services) == 0 {
@@ -245,6 +248,7 @@ func RuntimeLacks() map[string]map[dsl.Ability]string {
 	delete(existing, dsl.AbilityGitCredentials) // through the relay's doors
 	existing[dsl.AbilityPluginLeftovers] = "what a plugin's container changed is read from its node, and a cluster you give has no node this host can look into"
 	existing[dsl.AbilityPluginFiles] = "without a debug image (busybox-static installed) no ephemeral container can look into a plugin's container"
+	existing[dsl.AbilityPluginScratch] = "without a debug image (busybox-static installed) no ephemeral container can read a sidecar's /tmp"
 	existing[dsl.AbilityPluginServices] = "without --plugin-image service=IMAGE no plugin served over the network runs in the cluster"
 	return map[string]map[dsl.Ability]string{
 		"embedded": {dsl.AbilityPodShm: "only where the kernel cannot make an idmapped mount (the run's notes say so)",
