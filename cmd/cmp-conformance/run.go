@@ -395,9 +395,6 @@ func runSuite(ctx context.Context, f *runFlags, sess *runner.Session, plan *plug
 // inClusterUsage refuses, before anything is built, what the runtimes that
 // install Argo CD in a cluster cannot do, and says where it is done.
 func (f *runFlags) inClusterUsage() error {
-	if f.runtime == environment.RuntimeExisting && f.certify != nil && f.certify.extension != "" {
-		return fmt.Errorf("certify --extension: an extension's CRDs and argocd-cm keys are installed with Argo CD, and --runtime existing uses an Argo CD the run does not own: use --runtime embedded or kind")
-	}
 	if environment.InCluster(f.runtime) && f.certify != nil && f.certify.image == "" && f.certify.extension == "" {
 		return fmt.Errorf("certify --plugin-dir runs the plugin's programs on this host, and --runtime %s runs plugins only from images: build an image of the plugin and certify it with --image, or use --runtime embedded", f.runtime)
 	}

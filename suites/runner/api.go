@@ -173,20 +173,15 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 		if len(in.Services) > 0 {
 			e.Services = in
 		}
-		if env.Config.Runtime == environment.RuntimeKind {
-			// kind installs the run's extensions with Argo CD
-			// (clusterExtensions).
-			delete(e.Cannot, dsl.AbilityExtensions)
-			if in.ScratchDir != "" { // each sidecar's folder of the node's
-				delete(e.Cannot, dsl.AbilityPluginScratch)
-			}
-			delete(e.Cannot, dsl.AbilityUIExtensions)
-			if env.UIServed {
-				e.UIPage, e.UIFolders = e.ServerURL+"/"+uipage.Name, env.UIFolders
-			}
-			if _, err := uipage.Browser(); err != nil {
-				e.UIPage, e.Cannot[dsl.AbilityUIExtensions] = "", err.Error()
-			}
+		if in.ScratchDir != "" { // kind: each sidecar's folder of the node's
+			delete(e.Cannot, dsl.AbilityPluginScratch)
+		}
+		// The run installs its extensions with Argo CD (clusterExtensions).
+		if env.UIServed {
+			e.UIPage, e.UIFolders = e.ServerURL+"/"+uipage.Name, env.UIFolders
+		}
+		if _, err := uipage.Browser(); err != nil {
+			e.UIPage, e.Cannot[dsl.AbilityUIExtensions] = "", err.Error()
 		}
 		return dsl.NewEnv(e), nil
 	}
@@ -235,8 +230,6 @@ var InstalledCannot = map[dsl.Ability]string{
 	dsl.AbilityPluginDiscovery: "the plugins' sockets are in the repo-server's pod, not on this host",
 	dsl.AbilityPluginScratch:   "a sidecar's /tmp is an emptyDir of its pod, which this host cannot read",
 	dsl.AbilityGitCredentials:  "the credentialed git doors are opened by a run's own git server; `env up`'s serves plain HTTP only",
-	dsl.AbilityExtensions:      "an extension's CRDs would be added to a cluster the run does not own: extensions are installed with Argo CD on the embedded and kind runtimes",
-	dsl.AbilityUIExtensions:    "UI extensions are served and loaded on the embedded and kind runtimes",
 }
 
 // RuntimeLacks is, per runtime, what it cannot give the checks even when
@@ -246,6 +239,7 @@ var InstalledCannot = map[dsl.Ability]string{
 func RuntimeLacks() map[string]map[dsl.Ability]string {
 	existing := maps.Clone(InstalledCannot)
 	delete(existing, dsl.AbilityGitCredentials) // through the relay's doors
+	existing[dsl.AbilityUIExtensions] = "only where headless Chromium is not installed"
 	existing[dsl.AbilityPluginLeftovers] = "what a plugin's container changed is read from its node, and a cluster you give has no node this host can look into"
 	existing[dsl.AbilityPluginFiles] = "without a debug image (busybox-static installed) no ephemeral container can look into a plugin's container"
 	existing[dsl.AbilityPluginScratch] = "without a debug image (busybox-static installed) no ephemeral container can read a sidecar's /tmp"
@@ -259,12 +253,11 @@ func RuntimeLacks() map[string]map[dsl.Ability]string {
 }
 
 // kindLacks is what the kind runtime cannot give: what an installed Argo CD
-// cannot, but for the extensions it installs itself (clusterExtensions),
-// the credentialed git doors its git server's container opens (kindGit) and
-// the scratch folder its node mounts for each sidecar (kindConfig).
+// cannot, but for the credentialed git doors its git server's container
+// opens (kindGit) and the scratch folder its node mounts for each sidecar
+// (kindConfig).
 func kindLacks() map[dsl.Ability]string {
 	out := maps.Clone(InstalledCannot)
-	delete(out, dsl.AbilityExtensions)
 	delete(out, dsl.AbilityGitCredentials)
 	delete(out, dsl.AbilityPluginScratch)
 	out[dsl.AbilityUIExtensions] = "only where headless Chromium is not installed"
