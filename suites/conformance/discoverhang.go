@@ -38,8 +38,8 @@ var discFindCommandHang = Check{
 	Test: func(ctx context.Context, s *Suite) {
 		p := s.Plugin(RoleDiscoverCommand)
 		marker := p.Name + ".marker"
-		// The plugin writes its records in a folder of the run (its
-		// container's /tmp, for an image); the check reads them from this host.
+		// The plugin writes its records in a scratch folder (a folder of the
+		// run, or its container's /tmp read from beside it: dsl.Scratch).
 		sc := s.Env.PluginScratch(p.FullName())
 		name, besideName := dsl.UniqueName("cmpc-find-hang"), dsl.UniqueName("cmpc-find-beside")
 		plugged, child := path.Join(sc.Dir(), name), contract.ChildRecord(name)
