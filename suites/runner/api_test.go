@@ -16,7 +16,7 @@ func TestInstalledCannot(t *testing.T) {
 	nodeExec := func(context.Context, string, ...string) ([]byte, error) { return nil, nil }
 	services := map[string]argocd.PluginService{"svc-v1.0": {}}
 	for name, tc := range map[string]struct {
-		in          *argocd.Installed
+		in                   *argocd.Installed
 		files, left, scratch bool
 	}{
 		"kind":                        {&argocd.Installed{NodeExec: nodeExec, Services: services}, true, true, false},
