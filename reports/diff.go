@@ -34,6 +34,7 @@ var DefaultDiffOptions = DiffOptions{TimeRatio: 1.5, TimeMin: 5 * time.Second}
 type Side struct {
 	RunID         string `json:"runID"`
 	ArgoCDVersion string `json:"argocdVersion"`
+	ArgoCDImage   string `json:"argocdImage,omitempty"`
 	Runtime       string `json:"runtime"`
 	Profile       string `json:"profile,omitempty"`
 	Verdict       string `json:"verdict"`
@@ -152,7 +153,7 @@ func sideOf(r *v1alpha1.ConformanceReport) Side {
 	for _, p := range r.Subject.Plugins {
 		plugins = append(plugins, p.Name+"@"+p.Version)
 	}
-	return Side{RunID: r.Metadata.RunID, ArgoCDVersion: r.Environment.ArgoCDVersion, Runtime: r.Environment.Runtime,
+	return Side{RunID: r.Metadata.RunID, ArgoCDVersion: r.Environment.ArgoCDVersion, ArgoCDImage: r.Environment.ArgoCDImage, Runtime: r.Environment.Runtime,
 		Profile: r.Profile, Verdict: r.Summary.Verdict, Plugins: strings.Join(plugins, ", ")}
 }
 
@@ -207,6 +208,9 @@ func (d *Diff) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", name, cell(base), cell(next))
 	}
 	row("Argo CD", d.Base.ArgoCDVersion, d.New.ArgoCDVersion)
+	if d.Base.ArgoCDImage != "" || d.New.ArgoCDImage != "" {
+		row("Argo CD image", d.Base.ArgoCDImage, d.New.ArgoCDImage)
+	}
 	row("runtime", d.Base.Runtime, d.New.Runtime)
 	row("plugins", d.Base.Plugins, d.New.Plugins)
 	row("verdict", d.Base.Verdict, d.New.Verdict)

@@ -93,6 +93,9 @@ func writeEnvironment(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 	row("Runtime", env.Runtime)
 	row("Provider", env.Provider)
 	row("Argo CD", env.ArgoCDVersion)
+	if env.ArgoCDImage != "" {
+		row("Argo CD image", env.ArgoCDImage)
+	}
 	row("Kubernetes", env.KubernetesVersion)
 	if env.Host.OS != "" {
 		row("Host", fmt.Sprintf("%s/%s, %d CPUs", env.Host.OS, env.Host.Arch, env.Host.CPUs))

@@ -26,8 +26,9 @@ import (
 // envFlags are the flags that decide the environment, shared by run and env up.
 type envFlags struct {
 	runtime, argocdVersion, argocdBinary, kubeconfig, output string
-	// argocdSource is a checkout of argo-cd to build and judge.
-	argocdSource               string
+	// argocdSource is a checkout of argo-cd to build and judge;
+	// argocdImage an image of Argo CD to install as it is (kind).
+	argocdSource, argocdImage  string
 	portBase                   int
 	plugins                    []string
 	pluginPath                 []string
@@ -50,7 +51,8 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.StringVar(&f.runtime, "runtime", envOr("CMPC_RUNTIME", environment.RuntimeEmbedded), "where Kubernetes comes from: embedded (kwok, Argo CD as processes), kind (Argo CD installed from its release manifests, plugins as the repo-server's sidecars from --plugin-image) or existing (the same, into a namespace of its own of the cluster --kubeconfig names, the run's images pushed to --image-registry)")
 	fl.StringVar(&f.argocdVersion, "argocd-version", os.Getenv("ARGOCD_VERSION"), "the Argo CD to run: "+toolchain.VersionSpellings+". The matrix is Argo CD's three supported lines, each by its newest patch, from the module proxy's version lists (the versions written in the code when none can be had); without this flag the newest line is tried first")
 	fl.StringVar(&f.argocdBinary, "argocd-binary", "", "use this argocd binary (e.g. the official argocd-linux-amd64) instead of obtaining one")
-	fl.StringVar(&f.argocdSource, "argocd-source", "", "build the Argo CD under test from this checkout of github.com/argoproj/argo-cd (any commit; its install manifests and tool pins too); the version is its VERSION file's marked with the tree's digest, e.g. v3.6.1+src.0123456789ab (embedded runtime)")
+	fl.StringVar(&f.argocdSource, "argocd-source", "", "build the Argo CD under test from this checkout of github.com/argoproj/argo-cd (any commit; its install manifests and tool pins too); the version is its VERSION file's marked with the tree's digest, e.g. v3.6.1+src.0123456789ab. On kind its image too, laid out as the release's Dockerfile lays it out, named cmp-conformance/argocd:<that version>")
+	fl.StringVar(&f.argocdImage, "argocd-image", "", "with --runtime kind: run Argo CD's workloads from this image of this machine (a release candidate, the image a CI just built; nothing is pulled) in place of the one the install manifests of --argocd-version name; recorded with its image ID in the report")
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster, for --runtime existing (never one that runs an Argo CD you keep: see --allow-existing-argocd)")
 	fl.StringVar(&f.output, "output", "_output", "folder for reports (<output>/reports/<run-id>), plugin programs and environment state")
 	fl.IntVar(&f.portBase, "port-base", 18080, "first of the 127.0.0.1 ports a run listens on: Argo CD and its git server base..base+8, plugin services from base+10, the embedded cluster base+40..base+45")
@@ -115,8 +117,12 @@ func (f *envFlags) usage() error {
 	switch {
 	case f.argocdSource != "" && (f.argocdVersion != "" || f.argocdBinary != ""):
 		return errors.New("--argocd-source builds the Argo CD under test: leave out --argocd-version and --argocd-binary")
-	case f.argocdSource != "" && f.runtime != environment.RuntimeEmbedded:
-		return fmt.Errorf("--argocd-source runs on the embedded runtime only, for now (kind installs Argo CD from an image built from a release's Dockerfile): use --runtime embedded")
+	case f.argocdSource != "" && f.runtime == environment.RuntimeExisting:
+		return fmt.Errorf("--argocd-source on --runtime existing: the cluster pulls Argo CD's images as the manifests name them, and a checkout's build has no such image: use --runtime kind or embedded")
+	case f.argocdImage != "" && f.runtime != environment.RuntimeKind:
+		return fmt.Errorf("--argocd-image %s: only --runtime kind installs Argo CD from an image of this machine (embedded runs its binary: --argocd-binary or --argocd-source)", f.argocdImage)
+	case f.argocdImage != "" && f.argocdSource != "":
+		return errors.New("--argocd-image and --argocd-source both name the Argo CD under test: give one (--argocd-source builds its own image on kind)")
 	case f.argocdSource != "" && !isFile(filepath.Join(f.argocdSource, "go.mod")):
 		return fmt.Errorf("--argocd-source %s: not a checkout of argo-cd (no go.mod there)", f.argocdSource)
 	case f.readyTimeout <= 0:
@@ -160,6 +166,11 @@ func (f *envFlags) validate() error {
 	case environment.RuntimeKind:
 		if err := pluginimage.Ping(context.Background()); err != nil {
 			return fmt.Errorf("--runtime kind runs its nodes in Docker: %w", err)
+		}
+		if f.argocdImage != "" {
+			if _, err := pluginimage.Inspect(context.Background(), f.argocdImage); err != nil {
+				return fmt.Errorf("--argocd-image: %w", err)
+			}
 		}
 	case environment.RuntimeExisting:
 		if f.kubeconfig == "" {
@@ -228,7 +239,7 @@ func (f *envFlags) config(runID, logDir string, plan *plugins.Plan, path []strin
 		return environment.Config{}, err
 	}
 	return environment.Config{
-		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, ArgoCDSource: f.argocdSource, Kubeconfig: f.kubeconfig,
+		Runtime: f.runtime, ArgoCDVersion: f.argocdVersion, ArgoCDBinary: f.argocdBinary, ArgoCDSource: f.argocdSource, ArgoCDImage: f.argocdImage, Kubeconfig: f.kubeconfig,
 		PortBase: f.portBase, Plugins: plan.Plugins, Extensions: plan.Extensions(), PluginPath: path, ToolsReady: plan.ToolsReady, RunID: runID, LogDir: logDir,
 		StateFile: filepath.Join(out, "env", "state.json"), Toolchain: f.toolchainOptions(), Progress: os.Stderr,
 		ReadyTimeout: f.readyTimeout, GitServerProgram: plan.Program("cmp-gitserver"), IdleProgram: plan.Program("cmp-idle"), BridgeProgram: plan.Program(argocd.BridgeProgram),

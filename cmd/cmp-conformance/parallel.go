@@ -47,6 +47,9 @@ func childArgs(f *runFlags, version, output, unitsFile, claims, bin string, port
 	if f.argocdBinary != "" {
 		args = append(args, "--argocd-binary", f.argocdBinary)
 	}
+	if f.argocdImage != "" {
+		args = append(args, "--argocd-image", f.argocdImage)
+	}
 	if s := f.certify; s != nil {
 		for _, o := range []struct{ flag, value string }{
 			{"--image", s.image}, {"--config", s.config}, {"--entrypoint", s.entrypoint}, {"--plugin-dir", s.dir}, {"--samples", s.samples},

@@ -26,6 +26,8 @@ func (f *runFlags) upgrade() ([]string, error) {
 	switch {
 	case f.argocdSource != "":
 		return nil, errors.New("--argocd-source cannot be combined with --upgrade-path yet: each version of the path is obtained by its release tag")
+	case f.argocdImage != "":
+		return nil, errors.New("--argocd-image cannot be combined with --upgrade-path: it names one Argo CD, and each version of the path is installed from its own")
 	case f.argocdBinary != "":
 		return nil, errors.New("--argocd-binary cannot be combined with --upgrade-path: each version of the path is obtained by version (import a binary with 'cmp-conformance tools import argocd VERSION PATH')")
 	case f.argocdVersion != "" && f.argocdVersion != path[0]:

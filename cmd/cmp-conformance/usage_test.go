@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,7 +49,10 @@ func TestUsageErrorsExitTwoAtOnce(t *testing.T) {
 		{runCommand, []string{"--upgrade-path", "sideways"}, "neither a path name"},
 		{runCommand, []string{"--argocd-source", "/nonexistent"}, "not a checkout of argo-cd"},
 		{runCommand, []string{"--argocd-source", plain, "--argocd-version", "v3.6.1"}, "leave out --argocd-version"},
-		{runCommand, []string{"--argocd-source", plain, "--runtime", "kind"}, "embedded runtime only"},
+		{runCommand, []string{"--argocd-source", plain, "--runtime", "existing"}, "use --runtime kind or embedded"},
+		{runCommand, []string{"--argocd-image", "x:1"}, "only --runtime kind installs Argo CD from an image"},
+		{runCommand, []string{"--argocd-image", "x:1", "--runtime", "kind", "--argocd-source", plain}, "give one"},
+		{runCommand, []string{"--argocd-image", "x:1", "--runtime", "kind", "--upgrade-path", "legacy"}, "cannot be combined with --upgrade-path"},
 		{runCommand, []string{"--argocd-source", checkoutRoot(t), "--upgrade-path", "legacy"}, "--upgrade-path"},
 		{certifyCommand, []string{"--image", "x:1", "--timeout", "-1s"}, "--timeout -1s"},
 		{certifyCommand, []string{"--image", "x:1", "--port-base", "99999"}, "--port-base 99999"},
@@ -73,6 +77,22 @@ func TestUsageErrorsExitTwoAtOnce(t *testing.T) {
 		if took > time.Second {
 			t.Errorf("%s: refused after %s, want under a second", name, took)
 		}
+	}
+}
+
+// TestArgoCDImageAbsent: on kind, an image of Argo CD that is not on this
+// machine is bad usage, said before anything starts (nothing is pulled).
+func TestArgoCDImageAbsent(t *testing.T) {
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("no docker")
+	}
+	cmd := runCommand()
+	cmd.SetArgs([]string{"--runtime", "kind", "--argocd-image", "cmpc-absent/argocd:never", "--output", t.TempDir()})
+	cmd.SetOut(new(strings.Builder))
+	cmd.SetErr(new(strings.Builder))
+	var ee exitError
+	if err := cmd.Execute(); err == nil || errors.As(err, &ee) || !strings.Contains(err.Error(), "not present on this machine") {
+		t.Errorf("--argocd-image of an absent image: %v, want bad usage saying it is not here", err)
 	}
 }
 

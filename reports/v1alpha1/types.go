@@ -130,9 +130,13 @@ type Harness struct {
 // Environment describes what the suite ran against.
 type Environment struct {
 	// Runtime is "embedded", "kind" or "existing".
-	Runtime           string   `json:"runtime"`
-	Provider          string   `json:"provider"`
-	ArgoCDVersion     string   `json:"argocdVersion"`
+	Runtime       string `json:"runtime"`
+	Provider      string `json:"provider"`
+	ArgoCDVersion string `json:"argocdVersion"`
+	// ArgoCDImage, on kind, is the image Argo CD's workloads ran, with its
+	// Docker image ID: "REF (sha256:...)", built here or given
+	// (--argocd-image).
+	ArgoCDImage       string   `json:"argocdImage,omitempty"`
 	KubernetesVersion string   `json:"kubernetesVersion"`
 	Binaries          []Binary `json:"binaries"`
 	Host              Host     `json:"host"`

@@ -111,6 +111,7 @@ func DescribeEnvironment(rep *v1alpha1.ConformanceReport, env *environment.Envir
 	}
 	rep.Environment.Notes = append(rep.Environment.Notes, env.Notes...)
 	rep.Environment.ArgoCDVersion = env.Tools.ArgoCDVersion
+	rep.Environment.ArgoCDImage = env.InstalledImage
 	rep.Environment.Notes = append(rep.Environment.Notes, env.Tools.Notes...)
 	for _, d := range env.Tools.Deviations {
 		rep.Environment.Deviations = append(rep.Environment.Deviations, v1alpha1.Deviation{Tool: d.Tool, Pinned: d.Pinned, Used: d.Used, Reason: d.Reason})
