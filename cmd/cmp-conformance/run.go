@@ -102,12 +102,14 @@ version's release manifests, with each --plugin-image as a sidecar of
 argocd-repo-server (the service role's as a Deployment and Service of its
 own, reached through a bridge sidecar; the Helm plugin from an image built
 for the version's Helm); an upgrade hop applies the next version's
-manifests. The nodes pull only from a registry beside the cluster: an image
-a workload needs is pushed there from this machine when it has it, and the
+manifests. Argo CD's image is built here from the version's sources as
+its Dockerfile lays it out, or given: --argocd-image REF (an image of this
+machine, a release candidate's say) runs under the manifests in its place.
+The nodes pull only from a registry beside the cluster: an image a
+workload needs is pushed there from this machine when it has it, and the
 report says which it lacked. A check that needs what kind cannot give (a
-plugin that is a program of this host, the plugins' sockets, the
-credentialed git listeners) is reported not-applicable with why, and leaves
-a pass partial. certify --image runs there too. --self-test there proves
+plugin that is a program of this host, the plugins' sockets) is reported
+not-applicable with why, and leaves a pass partial. certify --image runs there too. --self-test there proves
 what can run in a pod: the witnesses that ship as images, and those of the
 service role (its image, their plugin.yaml, their broken bridge); the
 witnesses that are programs of this host are left out.
