@@ -24,6 +24,7 @@ OUTPUT ?= _output
 BIN := $(OUTPUT)/bin/cmp-conformance
 ARGOCD_VERSION ?=
 RUNTIME ?= embedded
+SOURCE_RUNTIME ?= embedded
 LABEL_FILTER ?=
 RUN_FLAGS ?=
 GO ?= go
@@ -184,8 +185,9 @@ render-check: tools
 ## source-check: a checkout of the current release with one deliberate change (the
 ## repo-server stops sending ARGOCD_APP_NAME), built with --argocd-source: ENV-007 must
 ## catch it. Not in make test: it builds Argo CD from the tree (minutes).
+## SOURCE_RUNTIME=kind builds its image and also gives it with --argocd-image (the kind node image built first).
 source-check: tools plugin-images
-	CMP_CONFORMANCE_SOURCE_E2E=1 $(GO) test -count=1 -timeout 45m -run TestArgoCDSourceChangeIsCaught -v ./cmd/cmp-conformance
+	CMP_CONFORMANCE_SOURCE_E2E=$(SOURCE_RUNTIME) $(GO) test -count=1 -timeout 45m -run 'TestArgoCD(Source|Image)ChangeIsCaught' -v ./cmd/cmp-conformance
 
 ## docs: write the generated reference pages (docs/checks.md, docs/cli.md, the clean-clone
 ## runs of docs/performance.md; TestPagesAreCurrent and TestCLIReferenceIsCurrent fail

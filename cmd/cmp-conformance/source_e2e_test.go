@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
@@ -24,8 +25,8 @@ const dropAppName = "\t\t&v1alpha1.EnvEntry{Name: \"ARGOCD_APP_NAME\", Value: q.
 // version under test, and the check that covers the change fails for it.
 // `make source-check` runs it (a build of Argo CD from the tree: minutes).
 func TestArgoCDSourceChangeIsCaught(t *testing.T) {
-	if os.Getenv("CMP_CONFORMANCE_SOURCE_E2E") == "" {
-		t.Skip("CMP_CONFORMANCE_SOURCE_E2E is not set (make source-check sets it)")
+	if os.Getenv("CMP_CONFORMANCE_SOURCE_E2E") != "embedded" {
+		t.Skip("CMP_CONFORMANCE_SOURCE_E2E is not embedded (make source-check sets it)")
 	}
 	root := checkoutRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
@@ -45,7 +46,7 @@ func TestArgoCDSourceChangeIsCaught(t *testing.T) {
 		t.Fatalf("building the harness: %v\n%s", err, out)
 	}
 	// The tree as released passes the check: what fails below is the change.
-	if state, msg, _ := env007(ctx, t, bin, root, src); state != v1alpha1.StatePassed {
+	if state, msg, _ := env007(ctx, t, bin, root, "--argocd-source", src); state != v1alpha1.StatePassed {
 		t.Fatalf("ENV-007 on the unchanged tree: %s: %s", state, msg)
 	}
 	file := filepath.Join(src, "reposerver", "repository", "repository.go")
@@ -60,7 +61,7 @@ func TestArgoCDSourceChangeIsCaught(t *testing.T) {
 	if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	state, msg, version := env007(ctx, t, bin, root, src)
+	state, msg, version := env007(ctx, t, bin, root, "--argocd-source", src)
 	if !strings.HasPrefix(version, toolchain.ArgoCDCurrent+toolchain.SourceTag) {
 		t.Errorf("the version under test is %q, not the checkout's", version)
 	}
@@ -69,13 +70,81 @@ func TestArgoCDSourceChangeIsCaught(t *testing.T) {
 	}
 }
 
-// env007 runs ENV-007 on the Argo CD built from src and returns its state,
-// message and the version under test. The run's exit status must say the
-// same: 1 when the check failed, else 3 (passed, but narrowed to one check).
-func env007(ctx context.Context, t *testing.T, bin, root, src string) (v1alpha1.State, string, string) {
+// TestArgoCDImageChangeIsCaught is the same on kind: the changed tree
+// built with --argocd-source (its image built from it), then that image
+// given with --argocd-image under the release's own manifests; both fail
+// ENV-007 for the change, and the release's image under the same manifests
+// passes it, so the image is what is judged. `make source-check
+// SOURCE_RUNTIME=kind` runs it (the kind node image cached: minutes).
+func TestArgoCDImageChangeIsCaught(t *testing.T) {
+	if os.Getenv("CMP_CONFORMANCE_SOURCE_E2E") != "kind" {
+		t.Skip("CMP_CONFORMANCE_SOURCE_E2E is not kind (make source-check SOURCE_RUNTIME=kind sets it)")
+	}
+	root := checkoutRoot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+	tc, err := toolchain.New(toolchain.Options{Progress: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "argo-cd")
+	if err := tc.Checkout(ctx, toolchain.ArgoCDCurrent, src); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "cmp-conformance")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cmp-conformance")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the harness: %v\n%s", err, out)
+	}
+	file := filepath.Join(src, "reposerver", "repository", "repository.go")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), dropAppName) {
+		t.Fatalf("%s no longer builds the plugin env as this test expects: update dropAppName", file)
+	}
+	changed := strings.Replace(string(data), dropAppName, "\t\t&v1alpha1.EnvEntry{Name: \"ARGOCD_APP_NAMESPACE\", Value: q.Namespace},\n", 1)
+	if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state, msg, rep := env007Report(ctx, t, bin, root, "--runtime", "kind", "--argocd-source", src)
+	version, image := rep.Environment.ArgoCDVersion, rep.Environment.ArgoCDImage
+	if !strings.HasPrefix(version, toolchain.ArgoCDCurrent+toolchain.SourceTag) || !strings.HasPrefix(image, environment.SourceImage(version)+" (sha256:") {
+		t.Errorf("the Argo CD under test is %q in image %q, not the checkout's", version, image)
+	}
+	if state != v1alpha1.StateFailed || !strings.Contains(msg, "ARGOCD_APP_NAME") {
+		t.Errorf("ENV-007 on kind, from the checkout: %s: %s; want failed, naming ARGOCD_APP_NAME", state, msg)
+	}
+	given := environment.SourceImage(version)
+	state, msg, rep = env007Report(ctx, t, bin, root, "--runtime", "kind", "--argocd-version", toolchain.ArgoCDCurrent, "--argocd-image", given)
+	if rep.Environment.ArgoCDVersion != toolchain.ArgoCDCurrent || !strings.HasPrefix(rep.Environment.ArgoCDImage, given+" (sha256:") {
+		t.Errorf("--argocd-image: the report names %s in image %q, want %s in %s", rep.Environment.ArgoCDVersion, rep.Environment.ArgoCDImage, toolchain.ArgoCDCurrent, given)
+	}
+	if state != v1alpha1.StateFailed || !strings.Contains(msg, "ARGOCD_APP_NAME") {
+		t.Errorf("ENV-007 on kind with --argocd-image %s: %s: %s; want failed, naming ARGOCD_APP_NAME", given, state, msg)
+	}
+	if state, msg, _ = env007Report(ctx, t, bin, root, "--runtime", "kind", "--argocd-version", toolchain.ArgoCDCurrent); state != v1alpha1.StatePassed {
+		t.Errorf("ENV-007 on kind with the release's image: %s: %s", state, msg)
+	}
+}
+
+// env007 runs ENV-007 with the run's flags args and returns its state,
+// message and the version under test.
+func env007(ctx context.Context, t *testing.T, bin, root string, args ...string) (v1alpha1.State, string, string) {
+	t.Helper()
+	state, msg, rep := env007Report(ctx, t, bin, root, args...)
+	return state, msg, rep.Environment.ArgoCDVersion
+}
+
+// env007Report runs ENV-007 with the run's flags args and returns its
+// state, message and report. The run's exit status must say the same: 1
+// when the check failed, else 3 (passed, but narrowed to one check).
+func env007Report(ctx context.Context, t *testing.T, bin, root string, args ...string) (v1alpha1.State, string, *v1alpha1.ConformanceReport) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	run := exec.CommandContext(ctx, bin, "run", "--argocd-source", src, "--label-filter", "ENV-007", "--output", out)
+	run := exec.CommandContext(ctx, bin, append(append([]string{"run"}, args...), "--label-filter", "ENV-007", "--output", out)...)
 	run.Dir, run.Stdout, run.Stderr = root, os.Stderr, os.Stderr
 	code := 0
 	var ee *exec.ExitError
@@ -93,9 +162,9 @@ func env007(ctx context.Context, t *testing.T, bin, root, src string) (v1alpha1.
 			if want := map[bool]int{true: 1, false: 3}[r.State == v1alpha1.StateFailed]; code != want {
 				t.Errorf("ENV-007 %s, and the run exited %d, want %d", r.State, code, want)
 			}
-			return r.State, r.Message, rep.Environment.ArgoCDVersion
+			return r.State, r.Message, rep
 		}
 	}
 	t.Fatal("ENV-007 did not run")
-	return "", "", ""
+	return "", "", nil
 }
