@@ -28,39 +28,14 @@ func TestArgoCDSourceChangeIsCaught(t *testing.T) {
 	if os.Getenv("CMP_CONFORMANCE_SOURCE_E2E") != "embedded" {
 		t.Skip("CMP_CONFORMANCE_SOURCE_E2E is not embedded (make source-check sets it)")
 	}
-	root := checkoutRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
-	tc, err := toolchain.New(toolchain.Options{Progress: os.Stderr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := filepath.Join(t.TempDir(), "argo-cd")
-	if err := tc.Checkout(ctx, toolchain.ArgoCDCurrent, src); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "cmp-conformance")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cmp-conformance")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the harness: %v\n%s", err, out)
-	}
+	root, bin, src := sourceUnderTest(ctx, t)
 	// The tree as released passes the check: what fails below is the change.
 	if state, msg, _ := env007(ctx, t, bin, root, "--argocd-source", src); state != v1alpha1.StatePassed {
 		t.Fatalf("ENV-007 on the unchanged tree: %s: %s", state, msg)
 	}
-	file := filepath.Join(src, "reposerver", "repository", "repository.go")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), dropAppName) {
-		t.Fatalf("%s no longer builds the plugin env as this test expects: update dropAppName", file)
-	}
-	changed := strings.Replace(string(data), dropAppName, "\t\t&v1alpha1.EnvEntry{Name: \"ARGOCD_APP_NAMESPACE\", Value: q.Namespace},\n", 1)
-	if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropAppNameIn(t, src)
 	state, msg, version := env007(ctx, t, bin, root, "--argocd-source", src)
 	if !strings.HasPrefix(version, toolchain.ArgoCDCurrent+toolchain.SourceTag) {
 		t.Errorf("the version under test is %q, not the checkout's", version)
@@ -80,35 +55,10 @@ func TestArgoCDImageChangeIsCaught(t *testing.T) {
 	if os.Getenv("CMP_CONFORMANCE_SOURCE_E2E") != "kind" {
 		t.Skip("CMP_CONFORMANCE_SOURCE_E2E is not kind (make source-check SOURCE_RUNTIME=kind sets it)")
 	}
-	root := checkoutRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
-	tc, err := toolchain.New(toolchain.Options{Progress: os.Stderr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := filepath.Join(t.TempDir(), "argo-cd")
-	if err := tc.Checkout(ctx, toolchain.ArgoCDCurrent, src); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "cmp-conformance")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cmp-conformance")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the harness: %v\n%s", err, out)
-	}
-	file := filepath.Join(src, "reposerver", "repository", "repository.go")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), dropAppName) {
-		t.Fatalf("%s no longer builds the plugin env as this test expects: update dropAppName", file)
-	}
-	changed := strings.Replace(string(data), dropAppName, "\t\t&v1alpha1.EnvEntry{Name: \"ARGOCD_APP_NAMESPACE\", Value: q.Namespace},\n", 1)
-	if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root, bin, src := sourceUnderTest(ctx, t)
+	dropAppNameIn(t, src)
 	state, msg, rep := env007Report(ctx, t, bin, root, "--runtime", "kind", "--argocd-source", src)
 	version, image := rep.Environment.ArgoCDVersion, rep.Environment.ArgoCDImage
 	if !strings.HasPrefix(version, toolchain.ArgoCDCurrent+toolchain.SourceTag) || !strings.HasPrefix(image, environment.SourceImage(version)+" (sha256:") {
@@ -127,6 +77,45 @@ func TestArgoCDImageChangeIsCaught(t *testing.T) {
 	}
 	if state, msg, _ = env007Report(ctx, t, bin, root, "--runtime", "kind", "--argocd-version", toolchain.ArgoCDCurrent); state != v1alpha1.StatePassed {
 		t.Errorf("ENV-007 on kind with the release's image: %s: %s", state, msg)
+	}
+}
+
+// sourceUnderTest makes a checkout of the current release (src) and builds
+// the harness (bin) from this checkout of it (root).
+func sourceUnderTest(ctx context.Context, t *testing.T) (root, bin, src string) {
+	t.Helper()
+	root = checkoutRoot(t)
+	tc, err := toolchain.New(toolchain.Options{Progress: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = filepath.Join(t.TempDir(), "argo-cd")
+	if err := tc.Checkout(ctx, toolchain.ArgoCDCurrent, src); err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(t.TempDir(), "cmp-conformance")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/cmp-conformance")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the harness: %v\n%s", err, out)
+	}
+	return root, bin, src
+}
+
+// dropAppNameIn makes the test's change in the checkout src.
+func dropAppNameIn(t *testing.T, src string) {
+	t.Helper()
+	file := filepath.Join(src, "reposerver", "repository", "repository.go")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), dropAppName) {
+		t.Fatalf("%s no longer builds the plugin env as this test expects: update dropAppName", file)
+	}
+	changed := strings.Replace(string(data), dropAppName, "\t\t&v1alpha1.EnvEntry{Name: \"ARGOCD_APP_NAMESPACE\", Value: q.Namespace},\n", 1)
+	if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
