@@ -45,6 +45,10 @@ func TestArgoCDSourceChangeIsCaught(t *testing.T) {
 	}
 }
 
+// onKind and sidecarImage run ENV-007 on kind, whose plugins are images:
+// the parameterized role's (make plugin-images builds it).
+const onKind, sidecarImage = "--runtime=kind", "--plugin-image=parameterized=cmp-conformance/sidecar:dev"
+
 // TestArgoCDImageChangeIsCaught is the same on kind: the changed tree
 // built with --argocd-source (its image built from it), then that image
 // given with --argocd-image under the release's own manifests; both fail
@@ -59,7 +63,7 @@ func TestArgoCDImageChangeIsCaught(t *testing.T) {
 	defer cancel()
 	root, bin, src := sourceUnderTest(ctx, t)
 	dropAppNameIn(t, src)
-	state, msg, rep := env007Report(ctx, t, bin, root, "--runtime", "kind", "--argocd-source", src)
+	state, msg, rep := env007Report(ctx, t, bin, root, onKind, sidecarImage, "--argocd-source", src)
 	version, image := rep.Environment.ArgoCDVersion, rep.Environment.ArgoCDImage
 	if !strings.HasPrefix(version, toolchain.ArgoCDCurrent+toolchain.SourceTag) || !strings.HasPrefix(image, environment.SourceImage(version)+" (sha256:") {
 		t.Errorf("the Argo CD under test is %q in image %q, not the checkout's", version, image)
@@ -68,14 +72,14 @@ func TestArgoCDImageChangeIsCaught(t *testing.T) {
 		t.Errorf("ENV-007 on kind, from the checkout: %s: %s; want failed, naming ARGOCD_APP_NAME", state, msg)
 	}
 	given := environment.SourceImage(version)
-	state, msg, rep = env007Report(ctx, t, bin, root, "--runtime", "kind", "--argocd-version", toolchain.ArgoCDCurrent, "--argocd-image", given)
+	state, msg, rep = env007Report(ctx, t, bin, root, onKind, sidecarImage, "--argocd-version", toolchain.ArgoCDCurrent, "--argocd-image", given)
 	if rep.Environment.ArgoCDVersion != toolchain.ArgoCDCurrent || !strings.HasPrefix(rep.Environment.ArgoCDImage, given+" (sha256:") {
 		t.Errorf("--argocd-image: the report names %s in image %q, want %s in %s", rep.Environment.ArgoCDVersion, rep.Environment.ArgoCDImage, toolchain.ArgoCDCurrent, given)
 	}
 	if state != v1alpha1.StateFailed || !strings.Contains(msg, "ARGOCD_APP_NAME") {
 		t.Errorf("ENV-007 on kind with --argocd-image %s: %s: %s; want failed, naming ARGOCD_APP_NAME", given, state, msg)
 	}
-	if state, msg, _ = env007Report(ctx, t, bin, root, "--runtime", "kind", "--argocd-version", toolchain.ArgoCDCurrent); state != v1alpha1.StatePassed {
+	if state, msg, _ = env007Report(ctx, t, bin, root, onKind, sidecarImage, "--argocd-version", toolchain.ArgoCDCurrent); state != v1alpha1.StatePassed {
 		t.Errorf("ENV-007 on kind with the release's image: %s: %s", state, msg)
 	}
 }
