@@ -53,14 +53,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // read prints the time, taken before the file is opened (its content is
-// never older than the time), then at most maxRecord bytes of it.
+// never older than the time), then at most maxRecord bytes of it. Only a
+// regular file is read, never through a link: the plugin that wrote it is
+// untrusted, and a link in its /tmp would point into this container.
 func read(name string, w io.Writer) error {
 	now := strconv.FormatInt(time.Now().UnixNano(), 10)
-	f, err := os.Open(name)
+	info, err := os.Lstat(name)
 	if errors.Is(err, os.ErrNotExist) {
 		_, err = fmt.Fprintln(w, now+" missing")
 		return err
 	}
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s): a record is one", name, info.Mode().Type())
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,6 +39,10 @@ func TestReadAndRemove(t *testing.T) {
 	}
 	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after remove: %v", err)
+	}
+	os.Symlink("/etc/passwd", p)
+	if rc := run([]string{"read", p}, &out, &errs); rc != 1 || !strings.Contains(errs.String(), "not a regular file") {
+		t.Errorf("read of a link: rc %d (%s), want 1, refused", rc, errs.String())
 	}
 	if rc := run([]string{"read"}, &out, &errs); rc != 2 {
 		t.Errorf("read without a file: rc %d, want 2", rc)

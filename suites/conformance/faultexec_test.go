@@ -47,6 +47,13 @@ func TestSpanOfReadsTheFirstHang(t *testing.T) {
 	if got := hangPIDs(data); len(got) != 2 || got[0] != 41 || got[1] != 42 || hangPID(ctx, sc, "record") != 41 {
 		t.Errorf("hangPIDs = %v, want [41 42], the first 41", got)
 	}
+	// A link the plugin left where its record should be is not followed.
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("started 1\nalive 2\n"), 0o600)
+	os.Symlink(secret, filepath.Join(dir, "linked"))
+	if data, _, err := sc.Read(ctx, "linked"); err == nil || len(data) > 0 {
+		t.Errorf("a record that is a link: %q, %v; want it refused", data, err)
+	}
 	if err := sc.Remove(ctx, "record"); err != nil {
 		t.Fatal(err)
 	}
