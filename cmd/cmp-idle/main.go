@@ -21,7 +21,9 @@ import (
 	"time"
 )
 
-// maxRecord is argocd.MaxScratchRecord: a plugin is untrusted.
+// maxRecord is argocd.MaxScratchRecord, and "read" and "remove" are
+// argocd.ReadArg and RemoveArg (this program imports nothing of the
+// harness; main_test.go holds them together): a plugin is untrusted.
 const maxRecord = 1 << 20
 
 func main() {

@@ -17,7 +17,7 @@ func TestReadAndRemove(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "cmpc-record")
 	before := time.Now()
 	var out, errs bytes.Buffer
-	if rc := run([]string{"read", p}, &out, &errs); rc != 0 {
+	if rc := run([]string{argocd.ReadArg, p}, &out, &errs); rc != 0 {
 		t.Fatalf("read of a missing file: rc %d (%s)", rc, errs.String())
 	}
 	if _, at, err := argocd.ParseScratchRead(out.Bytes()); !errors.Is(err, os.ErrNotExist) || at.Before(before) {
@@ -25,7 +25,7 @@ func TestReadAndRemove(t *testing.T) {
 	}
 	os.WriteFile(p, []byte("started 1\nalive 2\n"), 0o644)
 	out.Reset()
-	if rc := run([]string{"read", p}, &out, &errs); rc != 0 {
+	if rc := run([]string{argocd.ReadArg, p}, &out, &errs); rc != 0 {
 		t.Fatalf("read: rc %d (%s)", rc, errs.String())
 	}
 	data, at, err := argocd.ParseScratchRead(out.Bytes())
@@ -33,7 +33,7 @@ func TestReadAndRemove(t *testing.T) {
 		t.Errorf("read = %q at %v, %v", data, at, err)
 	}
 	for i := 0; i < 2; i++ { // the second finds nothing to remove: no error
-		if rc := run([]string{"remove", p}, &out, &errs); rc != 0 {
+		if rc := run([]string{argocd.RemoveArg, p}, &out, &errs); rc != 0 {
 			t.Fatalf("remove %d: rc %d (%s)", i, rc, errs.String())
 		}
 	}
@@ -41,7 +41,7 @@ func TestReadAndRemove(t *testing.T) {
 		t.Errorf("after remove: %v", err)
 	}
 	os.Symlink("/etc/passwd", p)
-	if rc := run([]string{"read", p}, &out, &errs); rc != 1 || !strings.Contains(errs.String(), "not a regular file") {
+	if rc := run([]string{argocd.ReadArg, p}, &out, &errs); rc != 1 || !strings.Contains(errs.String(), "not a regular file") {
 		t.Errorf("read of a link: rc %d (%s), want 1, refused", rc, errs.String())
 	}
 	if rc := run([]string{"read"}, &out, &errs); rc != 2 {
@@ -53,7 +53,7 @@ func TestReadIsBounded(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "big")
 	os.WriteFile(p, bytes.Repeat([]byte("x"), maxRecord+10), 0o644)
 	var out, errs bytes.Buffer
-	run([]string{"read", p}, &out, &errs)
+	run([]string{argocd.ReadArg, p}, &out, &errs)
 	if data, _, err := argocd.ParseScratchRead(out.Bytes()); err != nil || len(data) != argocd.MaxScratchRecord {
 		t.Errorf("read %d bytes, %v; want the first %d", len(data), err, argocd.MaxScratchRecord)
 	}
