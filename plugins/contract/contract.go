@@ -16,9 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
 	"github.com/cmp-conformance/cmp-conformance/plugins/record"
@@ -46,11 +44,14 @@ const (
 	// environment (argocd.PluginTarExclusions): it must never reach generate.
 	ExcludedFile = "cmp-contract-excluded.txt"
 
-	// FailUntilFile makes generate fail while the clock is before the
-	// Unix time (seconds) it holds: an error that goes away with no new
-	// commit, as one from a flaky tool or a registry outage would, for the
-	// error-cache checks.
-	FailUntilFile = "cmp-contract-fail-until"
+	// FailWhileFile makes generate fail while the flag it names (an
+	// absolute path in the plugin's scratch folder) exists: an error that
+	// goes away with no new commit, as one from a flaky tool or a registry
+	// outage would, for the error-cache checks. The first run makes the
+	// flag, every run appends "fail" or "ok" to FLAG.runs, and whoever
+	// removes the flag (the check, through the scratch folder) ends the
+	// failure: the check decides when, after what it has seen, never a clock.
+	FailWhileFile = "cmp-contract-fail-while"
 
 	// FindEnv, set to a find command's marker in the application's plugin
 	// env, makes that command match wherever it runs (it sees ARGOCD_ENV_*
@@ -169,7 +170,7 @@ func Init(dir string, w io.Writer) error {
 // Generate writes the folder's YAML files (as plugins/plain does; none is
 // fine here) and then the record, naming plugin as the one that rendered.
 func Generate(dir, plugin string, getenv func(string) string, w io.Writer) error {
-	if err := FailingUntil(dir, time.Now()); err != nil {
+	if err := FailingWhile(dir); err != nil {
 		return err
 	}
 	if err := plain.Generate(dir, w); err != nil && !errors.Is(err, plain.ErrNoFiles) {
@@ -189,22 +190,52 @@ func Generate(dir, plugin string, getenv func(string) string, w io.Writer) error
 	return record.Write(w, RecordConfigMap, KeyRecord, data)
 }
 
-// FailingUntil returns generate's error while now is before the time in
-// dir's FailUntilFile, and nil without one.
-func FailingUntil(dir string, now time.Time) error {
-	data, err := os.ReadFile(filepath.Join(dir, FailUntilFile))
+// FailingWhile returns generate's error while the flag named by dir's
+// FailWhileFile exists, and nil without one (FailWhileFile says how).
+func FailingWhile(dir string) error {
+	data, err := os.ReadFile(filepath.Join(dir, FailWhileFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	secs, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	if err != nil {
-		return fmt.Errorf("%s holds %q; want a Unix time in seconds", FailUntilFile, data)
+	flag := strings.TrimSpace(string(data))
+	if !filepath.IsAbs(flag) {
+		return fmt.Errorf("%s holds %q; want the absolute path of a flag file", FailWhileFile, data)
 	}
-	if until := time.Unix(secs, 0); now.Before(until) {
-		return fmt.Errorf("asked to fail until %s by %s", until.UTC().Format(time.RFC3339), FailUntilFile)
+	// Only the first run finds no FLAG.armed; it makes the flag.
+	switch armed, err := os.OpenFile(flag+".armed", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); {
+	case err == nil:
+		armed.Close()
+		if err := os.WriteFile(flag, nil, 0o644); err != nil {
+			return err
+		}
+	case !errors.Is(err, fs.ErrExist):
+		return err
+	}
+	_, err = os.Stat(flag)
+	failing := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	outcome := "ok\n"
+	if failing {
+		outcome = "fail\n"
+	}
+	runs, err := os.OpenFile(flag+".runs", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = runs.WriteString(outcome)
+	if cerr := runs.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if failing {
+		return fmt.Errorf("asked to fail while %s exists by %s", flag, FailWhileFile)
 	}
 	return nil
 }

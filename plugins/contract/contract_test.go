@@ -214,26 +214,38 @@ func TestReceivedFrom(t *testing.T) {
 	}
 }
 
-func TestFailingUntil(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Unix(1_800_000_000, 0)
-	if err := FailingUntil(dir, now); err != nil {
-		t.Errorf("without %s: %v, want nil", FailUntilFile, err)
+func TestFailingWhile(t *testing.T) {
+	dir, scratch := t.TempDir(), t.TempDir()
+	flag := filepath.Join(scratch, "flag")
+	if err := FailingWhile(dir); err != nil {
+		t.Errorf("without %s: %v, want nil", FailWhileFile, err)
 	}
-	write(t, filepath.Join(dir, FailUntilFile), "1800000010\n", 0o644)
-	if err := FailingUntil(dir, now); err == nil || !strings.Contains(err.Error(), "asked to fail until 2027-01-15T08:00:10Z") {
-		t.Errorf("before the time: %v, want the error naming it", err)
-	}
-	if err := FailingUntil(dir, now.Add(10*time.Second)); err != nil {
-		t.Errorf("at the time: %v, want nil", err)
-	}
-	write(t, filepath.Join(dir, FailUntilFile), "soon", 0o644)
-	if err := FailingUntil(dir, now); err == nil || !strings.Contains(err.Error(), "want a Unix time") {
-		t.Errorf("a bad time: %v, want an error saying what to write", err)
-	}
+	write(t, filepath.Join(dir, FailWhileFile), flag+"\n", 0o644)
 	var out bytes.Buffer
-	write(t, filepath.Join(dir, FailUntilFile), "4000000000", 0o644) // 2096
-	if err := Generate(dir, "p", func(string) string { return "" }, &out); err == nil || out.Len() != 0 {
-		t.Errorf("Generate before the time: %v with %d bytes out, want an error and no output", err, out.Len())
+	for run := 1; run <= 2; run++ {
+		out.Reset()
+		if err := Generate(dir, "p", func(string) string { return "" }, &out); err == nil || out.Len() != 0 ||
+			!strings.Contains(err.Error(), "asked to fail while "+flag+" exists by "+FailWhileFile) {
+			t.Errorf("run %d, the flag there: %v with %d bytes out, want the error naming the flag and no output", run, err, out.Len())
+		}
+	}
+	if _, err := os.Stat(flag); err != nil {
+		t.Errorf("the first run did not make the flag: %v", err)
+	}
+	// The check removes the flag: the failure ends, and never comes back.
+	if err := os.Remove(flag); err != nil {
+		t.Fatal(err)
+	}
+	for run := 3; run <= 4; run++ {
+		if err := FailingWhile(dir); err != nil {
+			t.Errorf("run %d, the flag removed: %v, want nil", run, err)
+		}
+	}
+	if runs, err := os.ReadFile(flag + ".runs"); err != nil || string(runs) != "fail\nfail\nok\nok\n" {
+		t.Errorf("runs recorded: %q, %v; want two failures, then two successes", runs, err)
+	}
+	write(t, filepath.Join(dir, FailWhileFile), "flag", 0o644)
+	if err := FailingWhile(dir); err == nil || !strings.Contains(err.Error(), "want the absolute path") {
+		t.Errorf("a relative flag: %v, want an error saying what to write", err)
 	}
 }

@@ -2,9 +2,9 @@ package conformance
 
 import (
 	"context"
-	"fmt"
+	"path"
 	"regexp"
-	"strconv"
+	"strings"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -22,50 +22,54 @@ import (
 // repeated ARGOCD_PAUSE_GEN_AFTER_FAILED_ATTEMPTS times (3 by default), for
 // ARGOCD_PAUSE_GEN_MINUTES (60); a hard refresh bypasses the cache.
 //
-// The error must go away without a commit (a commit is a new cache key), so
-// the plugin fails until a time its source names (contract.FailUntilFile):
-// what it did is judged by behaviour, not by Argo CD's wording. While the
-// window is open the check refreshes again and again; once it has closed, a
-// normal refresh that still shows the error was served from the cache (the
-// plugin would have succeeded), and a hard refresh must run the plugin and
-// show its output.
-
-// The plugin fails for a window, the first one short: room for
-// minRefreshes refreshes on an idle machine (one takes about a second). A
-// window that closed before that many refreshes ran is too short to judge
-// the cache by (the repo-server may not have seen the failures it needs, and
-// the plugin would then be run again for a reason of this machine's pace,
-// not of Argo CD's): the check starts over with a new application and twice
-// the window, up to maxFailWindow, and judges whatever that last one shows.
+// The error must go away without a commit (a commit is a new cache key),
+// so the plugin fails while a flag in its scratch folder exists
+// (contract.FailWhileFile): it makes the flag on its first run and records
+// every run beside it, and the check removes the flag once it has seen the
+// repo-server stop running the plugin. What it did is judged by behaviour,
+// not by Argo CD's wording: after the flag is gone, a normal refresh that
+// still shows the error was served from the cache (the plugin would have
+// succeeded), and a hard refresh must run the plugin and show its output.
+// The check, not a clock, ends the failure, so no refresh can be answered
+// on the wrong side of it, however slow the machine.
 const (
-	failWindow    = 12 * time.Second
-	maxFailWindow = 48 * time.Second
-	// minRefreshes, the creation's included: twice the failures
-	// (ARGOCD_PAUSE_GEN_AFTER_FAILED_ATTEMPTS, 3 by default) after which the
-	// repo-server serves an error from its cache.
-	minRefreshes = 6
+	// pauseAfter is ARGOCD_PAUSE_GEN_AFTER_FAILED_ATTEMPTS's default: the
+	// repo-server serves an error from its cache once the plugin has failed
+	// that many times in a row.
+	pauseAfter = 3
+	// maxFailingRefreshes bounds the normal refreshes made while the plugin
+	// fails: a repo-server that never stops running the plugin has shown it
+	// long before.
+	maxFailingRefreshes = 12
 )
 
 var errorCache = Check{
 	ID:    "CACHE-001",
 	Title: "a plugin error that repeats is served from the repo-server's cache on a normal refresh, and a hard refresh runs the plugin again and shows its new output",
 	Area:  Faults, Level: Core, Versions: ">=2.4.0", Requires: []Feature{Discovery}, Roles: []Role{RoleFiles},
+	Needs: []dsl.Ability{dsl.AbilityPluginScratch},
 	Test: func(ctx context.Context, s *Suite) {
-		failing := regexp.MustCompile(regexp.QuoteMeta(contract.FailUntilFile))
-		window := failWindow
-		cons, refreshes, late := failingFor(ctx, s, window, failing)
-		for (refreshes < minRefreshes || late) && window < maxFailWindow {
-			observe("%d refreshes ran in the %s the plugin failed (one answered after it closed: %v), too few to judge the cache by: again with a new application and %s", refreshes, window, late, 2*window)
-			window *= 2
-			cons, refreshes, late = failingFor(ctx, s, window, failing)
-		}
-		if late {
-			ginkgo.Skip(fmt.Sprintf("cannot judge: even in a window of %s, a refresh was answered only after the plugin had stopped failing, so the repo-server may hold its success, not its error (this machine answers refreshes too slowly)", window))
-		}
+		failing := regexp.MustCompile(regexp.QuoteMeta(contract.FailWhileFile))
+		sc := s.Env.PluginScratch(s.Plugin(RoleFiles).FullName())
+		flag := dsl.UniqueName("error-cache")
+		c := s.DiscoveredBy(s.Given(ctx).NamePrefix("error-cache").Path("contract-app").SourcePath("app").
+			File("app/config.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cache-config\n")).
+			File("app/"+contract.FailWhileFile, []byte(path.Join(sc.Dir(), flag)+"\n")), RoleFiles)
+		cons := c.When().CreateAppUnvalidated().Then().Expect(dsl.NoActionError()).
+			ExpectWithin(s.Env.Timeouts.Refresh, dsl.ErrorSurfaces("ComparisonError", failing))
+		ginkgo.DeferCleanup(func(ctx context.Context) {
+			for _, name := range []string{flag, flag + ".armed", flag + ".runs"} {
+				_ = sc.Remove(ctx, name)
+			}
+		})
+
+		cons, runs, refreshes := refreshWhileFailing(ctx, cons, sc, flag, pluginRuns(ctx, sc, flag), failing)
+		gomega.Expect(sc.Remove(ctx, flag)).To(gomega.Succeed(), "removing the flag that makes the plugin fail")
+
 		cons = cons.When().Refresh(false).Then().Expect(dsl.NoActionError())
 		msg := comparisonError(cons)
-		gomega.Expect(msg).To(gomega.MatchRegexp(failing.String()), "after %d refreshes of a failing plugin, and once its error had gone away, a normal refresh ran the plugin again: the error was not served from the repo-server's cache (%q)", refreshes, msg)
-		observe("the error was served from the cache after %d refreshes during the %s the plugin failed: %s", refreshes, window, shortened(msg))
+		gomega.Expect(msg).To(gomega.MatchRegexp(failing.String()), "after the plugin had failed %d times in %d refreshes, and once its error had gone away, a normal refresh ran the plugin again: the error was not served from the repo-server's cache (%q)", runs, refreshes, msg)
+		observe("the error was served from the cache after the plugin had failed %d times in %d refreshes: %s", runs, refreshes, shortened(msg))
 
 		cons = cons.When().Refresh(true).Then().Expect(dsl.NoActionError()).
 			ExpectAnswered(s.Env.Timeouts.Refresh, errorGoneAfterHardRefresh())
@@ -74,46 +78,41 @@ var errorCache = Check{
 	},
 }
 
-// failingFor creates an application whose plugin fails for window, refreshes
-// it normally while it fails, and returns once the window has closed, with
-// the number of refreshes that showed the error (the creation's included),
-// and whether a refresh was answered only after the window closed.
-func failingFor(ctx context.Context, s *Suite, window time.Duration, failing *regexp.Regexp) (*dsl.Consequences, int, bool) {
+// refreshWhileFailing refreshes the application normally, a second apart
+// (a cached error answers in milliseconds, and a refresh asked at once
+// after the last one's answer can be lost: lostRefresh in fixtures/dsl),
+// each refresh showing the plugin's error, until the repo-server has
+// served one without running the plugin after pauseAfter failures, or
+// has run it twice that often (it does not cache), or
+// maxFailingRefreshes. It returns the plugin's runs and the refreshes
+// made, the creation's included.
+func refreshWhileFailing(ctx context.Context, cons *dsl.Consequences, sc dsl.Scratch, flag string, runs int, failing *regexp.Regexp) (*dsl.Consequences, int, int) {
 	ginkgo.GinkgoHelper()
-	until := time.Now().Add(window).Truncate(time.Second)
-	c := s.DiscoveredBy(s.Given(ctx).NamePrefix("error-cache").Path("contract-app").SourcePath("app").
-		File("app/config.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cache-config\n")).
-		File("app/"+contract.FailUntilFile, []byte(strconv.FormatInt(until.Unix(), 10)+"\n")), RoleFiles)
-	cons := c.When().CreateAppUnvalidated().Then().Expect(dsl.NoActionError()).
-		ExpectWithin(s.Env.Timeouts.Refresh, dsl.ErrorSurfaces("ComparisonError", failing))
-
-	// Normal refreshes, each one a failure (until the cache serves them),
-	// stopping short of the window's end so that none runs the plugin after
-	// it; a second apart, since a cached error answers in milliseconds.
-	refreshes := 1
 	pace := time.NewTicker(time.Second)
 	defer pace.Stop()
-	for ; time.Until(until) > 3*time.Second; refreshes++ {
+	refreshes := 1
+	for ran := true; refreshes < maxFailingRefreshes && runs < 2*pauseAfter && (ran || runs < pauseAfter); refreshes++ {
 		select {
 		case <-pace.C:
 		case <-ctx.Done():
 			gomega.Expect(ctx.Err()).NotTo(gomega.HaveOccurred(), "stopped while refreshing the failing application")
 		}
 		cons = cons.When().Refresh(false).Then().Expect(dsl.NoActionError())
-		if !time.Now().Before(until) {
-			// Answered after the window closed: its generation may have
-			// run after it, when the plugin rightly succeeds (a slow
-			// machine's refresh took 5 s), and the repo-server may now hold
-			// that success. Not judged; the window is spoiled.
-			waitUntil(ctx, until)
-			return cons, refreshes, true
-		}
 		msg := comparisonError(cons)
-		gomega.Expect(msg).To(gomega.MatchRegexp(failing.String()), "while the plugin fails, refresh %d does not show its error", refreshes)
+		gomega.Expect(msg).To(gomega.MatchRegexp(failing.String()), "while the plugin fails, refresh %d does not show its error", refreshes+1)
+		now := pluginRuns(ctx, sc, flag)
+		ran, runs = now > runs, now
 	}
-	// The condition is the clock: the plugin fails until then.
-	waitUntil(ctx, until)
-	return cons, refreshes, false
+	return cons, runs, refreshes
+}
+
+// pluginRuns is how many times the plugin has run the application, as it
+// records them beside its flag (one line a run).
+func pluginRuns(ctx context.Context, sc dsl.Scratch, flag string) int {
+	ginkgo.GinkgoHelper()
+	data, _, err := sc.Read(ctx, flag+".runs")
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the plugin keeps no record of its runs beside its flag (%s, as %s asks)", flag+".runs", contract.FailWhileFile)
+	return strings.Count(string(data), "\n")
 }
 
 // errorGoneAfterHardRefresh is met when the application shows no
@@ -134,14 +133,4 @@ func comparisonError(cons *dsl.Consequences) string {
 	app, err := cons.App()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading the application")
 	return dsl.ConditionMessage(app, v1alpha1.ApplicationConditionComparisonError)
-}
-
-// waitUntil blocks until the clock passes t, or ctx ends.
-func waitUntil(ctx context.Context, t time.Time) {
-	timer := time.NewTimer(time.Until(t) + 100*time.Millisecond)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-	case <-ctx.Done():
-	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/plugins/contract"
 	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
@@ -118,10 +117,13 @@ func contractModes() map[string]func(arg string) error {
 		"generate-sticky-failure": func(plugin string) error {
 			sum := sha256.Sum256([]byte(os.Getenv("ARGOCD_APP_NAME")))
 			state := filepath.Join(os.TempDir(), "cmp-broken-sticky-"+hex.EncodeToString(sum[:8]))
+			// Every run goes through the contract's flag, so its record
+			// of runs counts this one too; the remembered error wins.
+			failing := contract.FailingWhile(".")
 			if msg, err := os.ReadFile(state); err == nil {
 				return errors.New(string(msg))
 			}
-			if err := contract.FailingUntil(".", time.Now()); err != nil {
+			if err := failing; err != nil {
 				if werr := os.WriteFile(state, []byte(err.Error()), 0o600); werr != nil {
 					return werr
 				}
