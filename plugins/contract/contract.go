@@ -204,15 +204,20 @@ func FailingWhile(dir string) error {
 	if !filepath.IsAbs(flag) {
 		return fmt.Errorf("%s holds %q; want the absolute path of a flag file", FailWhileFile, data)
 	}
-	// Only the first run finds no FLAG.armed; it makes the flag.
-	switch armed, err := os.OpenFile(flag+".armed", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); {
-	case err == nil:
-		armed.Close()
+	// Only the first run makes FLAG.runs; it makes the flag too.
+	runs, err := os.OpenFile(flag+".runs", os.O_APPEND|os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	first := err == nil
+	if errors.Is(err, fs.ErrExist) {
+		runs, err = os.OpenFile(flag+".runs", os.O_APPEND|os.O_WRONLY, 0)
+	}
+	if err != nil {
+		return err
+	}
+	defer runs.Close()
+	if first {
 		if err := os.WriteFile(flag, nil, 0o644); err != nil {
 			return err
 		}
-	case !errors.Is(err, fs.ErrExist):
-		return err
 	}
 	_, err = os.Stat(flag)
 	failing := err == nil
@@ -223,15 +228,7 @@ func FailingWhile(dir string) error {
 	if failing {
 		outcome = "fail\n"
 	}
-	runs, err := os.OpenFile(flag+".runs", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = runs.WriteString(outcome)
-	if cerr := runs.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := runs.WriteString(outcome); err != nil {
 		return err
 	}
 	if failing {

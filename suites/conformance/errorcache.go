@@ -58,12 +58,12 @@ var errorCache = Check{
 		cons := c.When().CreateAppUnvalidated().Then().Expect(dsl.NoActionError()).
 			ExpectWithin(s.Env.Timeouts.Refresh, dsl.ErrorSurfaces("ComparisonError", failing))
 		ginkgo.DeferCleanup(func(ctx context.Context) {
-			for _, name := range []string{flag, flag + ".armed", flag + ".runs"} {
+			for _, name := range []string{flag, flag + ".runs"} {
 				_ = sc.Remove(ctx, name)
 			}
 		})
 
-		cons, runs, refreshes := refreshWhileFailing(ctx, cons, sc, flag, pluginRuns(ctx, sc, flag), failing)
+		cons, runs, refreshes := refreshWhileFailing(ctx, cons, sc, flag, failing)
 		gomega.Expect(sc.Remove(ctx, flag)).To(gomega.Succeed(), "removing the flag that makes the plugin fail")
 
 		cons = cons.When().Refresh(false).Then().Expect(dsl.NoActionError())
@@ -86,8 +86,9 @@ var errorCache = Check{
 // has run it twice that often (it does not cache), or
 // maxFailingRefreshes. It returns the plugin's runs and the refreshes
 // made, the creation's included.
-func refreshWhileFailing(ctx context.Context, cons *dsl.Consequences, sc dsl.Scratch, flag string, runs int, failing *regexp.Regexp) (*dsl.Consequences, int, int) {
+func refreshWhileFailing(ctx context.Context, cons *dsl.Consequences, sc dsl.Scratch, flag string, failing *regexp.Regexp) (*dsl.Consequences, int, int) {
 	ginkgo.GinkgoHelper()
+	runs := pluginRuns(ctx, sc, flag)
 	pace := time.NewTicker(time.Second)
 	defer pace.Stop()
 	refreshes := 1
