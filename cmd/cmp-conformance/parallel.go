@@ -40,7 +40,7 @@ func childArgs(f *runFlags, version, output, unitsFile, claims, bin string, port
 	args := append([]string{command, "--parallel", "1", "--runtime", f.runtime}, pin...)
 	args = append(args, "--output", output, "--units", unitsFile, "--claims", claims,
 		"--port-base", strconv.Itoa(portBase), "--label-filter", f.labelFilter, "--timeout", f.timeout.String(),
-		"--ready-timeout", f.readyTimeout.String())
+		"--ready-timeout", f.readyTimeout.String(), "--work-tmpfs="+strconv.FormatBool(f.workTmpfs))
 	if bin != "" {
 		args = append(args, "--plugin-bin", bin)
 	}

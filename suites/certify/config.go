@@ -72,6 +72,9 @@ type Config struct {
 	PortBase int
 	// ReadyTimeout bounds each wait of the bring-up (default 2 minutes).
 	ReadyTimeout time.Duration
+	// WorkOnDisk keeps the run's work folder on TMPDIR's disk; by default
+	// it is a tmpfs where the machine can give one (`--work-tmpfs`).
+	WorkOnDisk bool
 	// Toolchain says how Argo CD's binaries are obtained (cached, downloaded
 	// or built from source).
 	Toolchain toolchain.Options

@@ -103,7 +103,7 @@ func (s *session) bringUp(ctx context.Context) error {
 		Runtime: environment.RuntimeEmbedded, ArgoCDVersion: s.cfg.ArgoCDVersion, PortBase: s.cfg.PortBase,
 		Plugins: plan.Plugins, Extensions: plan.Extensions(), PluginPath: path,
 		RunID: s.rep.Metadata.RunID, LogDir: s.run.LogDir(), StateFile: s.run.StateFile(),
-		Toolchain: s.cfg.Toolchain, Progress: s.cfg.Progress, ReadyTimeout: s.cfg.ReadyTimeout,
+		Toolchain: s.cfg.Toolchain, Progress: s.cfg.Progress, ReadyTimeout: s.cfg.ReadyTimeout, WorkOnDisk: s.cfg.WorkOnDisk,
 	}, plan.Bindings)
 	if err != nil {
 		return s.failed(err)
