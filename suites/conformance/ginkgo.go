@@ -193,6 +193,7 @@ func Register(cfg Config) error {
 			return
 		}
 		for _, b := range cfg.Bindings {
+			b.aside = othersAside(cfg.Bindings, b)
 			ginkgo.Describe(b.Name, bindingDecorations(b, len(cfg.Queue) > 0), func() {
 				if b.ChangesArgoCD() {
 					reconfigureArgoCD(cfg, b)

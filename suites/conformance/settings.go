@@ -78,6 +78,9 @@ func settle(ctx context.Context, env *dsl.Env, b Binding, c Check, withDeadline 
 	if env.Server != nil {
 		restarts = append(restarts, restart{"server", srv, env.Server.ReconfigureServer})
 	}
+	if env.Shelf != nil {
+		gomega.Expect(env.Shelf.SetAside(b.aside)).To(gomega.Succeed(), "setting the other witnesses' plugins aside for %s", who)
+	}
 	errs := make([]error, len(restarts))
 	var wg sync.WaitGroup
 	for n, r := range restarts {
@@ -92,6 +95,33 @@ func settle(ctx context.Context, env *dsl.Env, b Binding, c Check, withDeadline 
 		gomega.Expect(errs[n]).To(gomega.Succeed(), "giving the %s %v for %s", r.what, r.settings, who)
 	}
 	return deadline, srv != nil && env.Server != nil
+}
+
+// othersAside lists the sockets set aside while b's checks run: those of
+// every witness's plugins that b does not use, nor a binding that is no
+// witness (the reference plugins, a certified subject). A witness is a
+// guest of the self-test, not part of the Argo CD a check describes: out
+// of sight, it neither slows discovery (the repo-server asks every socket
+// in name order) nor can claim another binding's application.
+func othersAside(all []Binding, b Binding) []string {
+	keep := map[string]bool{}
+	for _, o := range all {
+		if !o.Witness || o.Name == b.Name {
+			for _, sub := range o.Subjects {
+				keep[sub.Plugin.SocketName()] = true
+			}
+		}
+	}
+	var out []string
+	for _, o := range all {
+		for _, sub := range o.Subjects {
+			if n := sub.Plugin.SocketName(); o.Witness && sub.Plugin.Name != "" && !keep[n] && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // restart is one component settle reconfigures.
@@ -109,6 +139,11 @@ func restoreArgoCD(ctx context.Context, env *dsl.Env) error {
 		return nil
 	}
 	var errs []error
+	if env.Shelf != nil {
+		if err := env.Shelf.SetAside(nil); err != nil {
+			errs = append(errs, fmt.Errorf("putting every plugin back in the repo-server's sight: %w", err))
+		}
+	}
 	if env.RepoServer != nil {
 		if err := env.RepoServer.ReconfigureRepoServer(ctx, nil); err != nil {
 			errs = append(errs, fmt.Errorf("giving the repo-server its own settings back: %w", err))

@@ -117,3 +117,47 @@ func TestDeadlineAfterSetUpIsPutInForceByTheCheck(t *testing.T) {
 		}
 	}
 }
+
+// shelf records what settle and restoreArgoCD set aside.
+type shelf struct{ calls [][]string }
+
+func (s *shelf) SetAside(names []string) error {
+	s.calls = append(s.calls, names)
+	return nil
+}
+
+// Each binding's checks see the reference plugins and its own; the other
+// witnesses' are set aside, and all are back once the tree has run.
+func TestOtherWitnessesAreSetAside(t *testing.T) {
+	gomega.RegisterTestingT(t)
+	plugin := func(name string) Subject { return Subject{Plugin: argocd.Plugin{Name: name, Version: "v1.0"}} }
+	reference := Binding{Name: "conformance", Subjects: map[Role]Subject{RolePlain: plugin("cmp-plain"), RoleParameterized: plugin("cmp-sidecar")}}
+	drops := Binding{Name: "broken/drops", Witness: true, Subjects: map[Role]Subject{RolePlain: plugin("broken-drops")}}
+	// A witness of Argo CD's settings may bind a reference plugin: it stays in sight.
+	settings := Binding{Name: "broken/settings", Witness: true, Subjects: map[Role]Subject{RoleParameterized: plugin("cmp-sidecar"), RolePlain: plugin("broken-settings")}}
+	ext := Binding{Name: "broken/ext", Witness: true, Subjects: map[Role]Subject{RoleExtension: {}}}
+	all := []Binding{reference, drops, settings, ext}
+	for _, c := range []struct {
+		b    Binding
+		want []string
+	}{
+		{reference, []string{"broken-drops-v1.0.sock", "broken-settings-v1.0.sock"}},
+		{drops, []string{"broken-settings-v1.0.sock"}},
+		{settings, []string{"broken-drops-v1.0.sock"}},
+		{ext, []string{"broken-drops-v1.0.sock", "broken-settings-v1.0.sock"}},
+	} {
+		if got := othersAside(all, c.b); !slices.Equal(got, c.want) {
+			t.Errorf("set aside for %s: %q, want %q", c.b.Name, got, c.want)
+		}
+	}
+	sh := &shelf{}
+	env := &dsl.Env{Shelf: sh}
+	drops.aside = othersAside(all, drops)
+	settle(context.Background(), env, drops, Check{ID: "X-1"}, true)
+	if err := restoreArgoCD(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"broken-settings-v1.0.sock"}, nil}; !slices.EqualFunc(sh.calls, want, slices.Equal) {
+		t.Errorf("set aside %q, want %q", sh.calls, want)
+	}
+}

@@ -61,6 +61,9 @@ type Binding struct {
 	// the same way: a witness that is an Argo CD whose RBAC lets everyone do
 	// everything.
 	RBACSettings map[string]string
+	// aside are the sockets of the run's other witnesses, out of the
+	// repo-server's sight while the binding's checks run (Register).
+	aside []string
 }
 
 // ChangesArgoCD says whether the binding runs under repo-server,

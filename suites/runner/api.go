@@ -187,6 +187,7 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	}
 	e.ArgoCDNamespace, e.ServerURL = env.ArgoCD.Namespace, "http://"+env.ArgoCD.ServerAddr
 	e.Services, e.PluginFiles, e.Discovery, e.RepoServer, e.Controller = env.ArgoCD, env.ArgoCD, env.ArgoCD, env.ArgoCD, env.ArgoCD
+	e.Shelf = env.ArgoCD
 	// Installed Argo CD keeps its server's deadline: rolling argocd-server
 	// out costs more than the wait it would shorten.
 	e.Server = env.ArgoCD
