@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/onsi/gomega"
@@ -26,6 +27,13 @@ import (
 // ran with; the mark in the dry source's inline env must reach both the
 // committed manifests and the cluster.
 
+// hydratorTakesUp bounds the controller's taking up of a new application's
+// dry source (HydrationTakenUp): a status write on its first pass, before
+// any render, within a second or two on v3.6.1 here; 20 s leaves a slow
+// machine ten times that. A controller whose hydrator is off is told in
+// those 20 s, not in the whole hydration's 90 (AppSynced).
+const hydratorTakesUp = 20 * time.Second
+
 // hydratedBranch and hydratedPath are where the check has manifests
 // written, in the spec's own repository.
 const (
@@ -44,6 +52,7 @@ var hydratePlugin = Check{
 			Hydrate(hydratedBranch, hydratedPath)
 		cons := c.When().CreateApp().Refresh(false).Then().
 			Expect(dsl.NoActionError()).
+			ExpectWithin(hydratorTakesUp, dsl.HydrationTakenUp()).
 			ExpectWithin(s.Env.Timeouts.AppSynced, dsl.Hydrated())
 		head, ok, err := s.Env.Git.Branch(ctx, c.Name(), hydratedBranch)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
