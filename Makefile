@@ -36,8 +36,10 @@ GO ?= go
 export GOFLAGS += -trimpath -ldflags=-w
 # Environments the checks are shared out to (run --parallel): checks mostly
 # wait on Argo CD, so 3 suit 2 cores (docs/performance.md). 4 were tried
-# twice: once 12 % faster, once overloaded (load 11, checks about 4 times
-# slower: stopped after 24 minutes with a third of its specs done).
+# three times: once 12 % faster, once overloaded (load 11, checks about 4 times
+# slower: stopped after 24 minutes with a third of its specs done), and once
+# more in session 55, with discovery's spare work gone: self-test suite 557 s
+# against 593 s for 3, the CPU saturated throughout; 3 kept.
 PARALLEL ?= 3
 PAR = $(if $(filter embedded,$(RUNTIME)),$(PARALLEL),1)
 # Upgrade paths by name (cmp-conformance run --help), along the version matrix

@@ -19,10 +19,12 @@ type Options struct {
 	Containers bool
 }
 
-// DefaultSize is the cap Mount uses when no other is asked: a quarter
-// of the machine's memory (6 GiB on 24), far beyond what a catalogue run
-// writes (a few hundred MiB), and never more than memory can hold beside
-// two other runs.
+// DefaultSize is the cap Mount uses when no other is asked: a quarter of
+// the machine's memory (6 GiB on 24). A catalogue run writes about 30 MiB
+// there; the cap only bounds a plugin that writes without end. Each run
+// (each share of a parallel one) checks the memory available on its own,
+// so caps may add up past the machine's memory: what counts is what is
+// written.
 func DefaultSize(memTotal int64) int64 { return memTotal / 4 }
 
 // Result is what Mount did.

@@ -28,11 +28,12 @@ import (
 // committed manifests and the cluster.
 
 // hydratorTakesUp bounds the controller's taking up of a new application's
-// dry source (HydrationTakenUp): a status write on its first pass, before
-// any render, within a second or two on v3.6.1 here; 20 s leaves a slow
-// machine ten times that. A controller whose hydrator is off is told in
-// those 20 s, not in the whole hydration's 90 (AppSynced).
-const hydratorTakesUp = 20 * time.Second
+// dry source (HydrationTakenUp): a status write before any render, within
+// the reference's whole check (about 4 s) on v3.6.1 here. A third of the
+// runtime's refresh bound (20 s of the embedded runtime's 60) leaves a
+// slow machine five times that; a controller whose hydrator is off is
+// told then, not after the whole hydration's bound (AppSynced, 90 s).
+func hydratorTakesUp(t dsl.Timeouts) time.Duration { return t.Refresh / 3 }
 
 // hydratedBranch and hydratedPath are where the check has manifests
 // written, in the spec's own repository.
@@ -52,7 +53,7 @@ var hydratePlugin = Check{
 			Hydrate(hydratedBranch, hydratedPath)
 		cons := c.When().CreateApp().Refresh(false).Then().
 			Expect(dsl.NoActionError()).
-			ExpectWithin(hydratorTakesUp, dsl.HydrationTakenUp()).
+			ExpectWithin(hydratorTakesUp(s.Env.Timeouts), dsl.HydrationTakenUp()).
 			ExpectWithin(s.Env.Timeouts.AppSynced, dsl.Hydrated())
 		head, ok, err := s.Env.Git.Branch(ctx, c.Name(), hydratedBranch)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
