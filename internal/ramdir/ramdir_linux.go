@@ -56,7 +56,7 @@ func Mount(dir string, o Options) Result {
 // (a plugin container being removed) does not keep the folder mounted: its
 // memory goes with the last such file.
 func Unmount(dir string) error {
-	ok, err := IsTmpfs(dir)
+	ok, err := mountedTmpfs(dir)
 	if err != nil || !ok {
 		return err
 	}
@@ -66,9 +66,9 @@ func Unmount(dir string) error {
 	return nil
 }
 
-// IsTmpfs says whether dir is itself the root of a tmpfs mount (not a
+// mountedTmpfs says whether dir is itself the root of a tmpfs mount (not a
 // folder inside one: /tmp may be a tmpfs the run must not unmount).
-func IsTmpfs(dir string) (bool, error) {
+func mountedTmpfs(dir string) (bool, error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(dir, &st); err != nil {
 		if errors.Is(err, unix.ENOENT) {

@@ -38,7 +38,7 @@ func TestMountAndUnmount(t *testing.T) {
 		t.Fatalf("Mount: %+v", r)
 	}
 	t.Cleanup(func() { _ = Unmount(dir) })
-	if ok, err := IsTmpfs(dir); !ok || err != nil {
+	if ok, err := mountedTmpfs(dir); !ok || err != nil {
 		t.Fatalf("IsTmpfs after Mount: %v, %v", ok, err)
 	}
 	// A folder inside the tmpfs is not its mount point: never unmounted.
@@ -46,7 +46,7 @@ func TestMountAndUnmount(t *testing.T) {
 	if err := os.Mkdir(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := IsTmpfs(sub); ok || err != nil {
+	if ok, err := mountedTmpfs(sub); ok || err != nil {
 		t.Fatalf("IsTmpfs of a folder inside: %v, %v", ok, err)
 	}
 	// The cap holds: 9 MiB do not fit in 8.
@@ -57,7 +57,7 @@ func TestMountAndUnmount(t *testing.T) {
 	if err := Unmount(dir); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := IsTmpfs(dir); ok || err != nil {
+	if ok, err := mountedTmpfs(dir); ok || err != nil {
 		t.Fatalf("IsTmpfs after Unmount: %v, %v", ok, err)
 	}
 	// What was written went with the tmpfs; the folder beneath is empty.

@@ -7,6 +7,3 @@ func Mount(dir string, o Options) Result { return Result{Why: "a tmpfs is mounte
 
 // Unmount has nothing to do where Mount mounts nothing.
 func Unmount(dir string) error { return nil }
-
-// IsTmpfs is false where Mount mounts nothing.
-func IsTmpfs(dir string) (bool, error) { return false, nil }
