@@ -67,8 +67,10 @@ type Config struct {
 	// <Output>/reports/latest) and the environment's state (default
 	// "_output").
 	Output string
-	// PortBase is the first of the 127.0.0.1 ports the run listens on
-	// (default 18080; see `cmp-conformance run --help`).
+	// PortBase is the first of the 127.0.0.1 ports the run listens on (see
+	// `cmp-conformance run --help`). Unset, the run takes the first range
+	// from 18080 (100 apart) that no other run of this machine holds, so
+	// that go test can certify several packages side by side.
 	PortBase int
 	// ReadyTimeout bounds each wait of the bring-up (default 2 minutes).
 	ReadyTimeout time.Duration
@@ -98,9 +100,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Output == "" {
 		c.Output = "_output"
-	}
-	if c.PortBase == 0 {
-		c.PortBase = 18080
 	}
 	if c.ReadyTimeout == 0 {
 		c.ReadyTimeout = 2 * time.Minute

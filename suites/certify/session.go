@@ -12,6 +12,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/internal/portrange"
 	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
@@ -38,6 +39,7 @@ type session struct {
 	dsl         *dsl.Env
 	pending     []v1alpha1.Result
 	upErr       error
+	ports       *portrange.Claim
 	runErrs     []error
 	interrupted bool
 	down        bool
@@ -99,8 +101,15 @@ func (s *session) bringUp(ctx context.Context) error {
 	if err != nil {
 		return s.failed(err)
 	}
+	base := s.cfg.PortBase
+	if base == 0 {
+		if s.ports, err = portrange.Take(filepath.Join(os.TempDir(), "cmp-conformance-ports"), firstPort, portSpan, portStep, portTries); err != nil {
+			return s.failed(err)
+		}
+		base = s.ports.Base
+	}
 	err = s.run.Up(ctx, environment.Config{
-		Runtime: environment.RuntimeEmbedded, ArgoCDVersion: s.cfg.ArgoCDVersion, PortBase: s.cfg.PortBase,
+		Runtime: environment.RuntimeEmbedded, ArgoCDVersion: s.cfg.ArgoCDVersion, PortBase: base,
 		Plugins: plan.Plugins, Extensions: plan.Extensions(), PluginPath: path,
 		RunID: s.rep.Metadata.RunID, LogDir: s.run.LogDir(), StateFile: s.run.StateFile(),
 		Toolchain: s.cfg.Toolchain, Progress: s.cfg.Progress, ReadyTimeout: s.cfg.ReadyTimeout, WorkOnDisk: s.cfg.WorkOnDisk,
@@ -149,7 +158,17 @@ func (s *session) takeDown(ctx context.Context) {
 		fmt.Fprintln(s.cfg.Progress, "certify: teardown:", err)
 		s.failed(fmt.Errorf("teardown: %w", err))
 	}
+	s.ports.Release() // only once nothing listens on them
 }
+
+// Where a run without a PortBase looks for its ports: 50 from 18080, as
+// the binary's default, then the ranges --parallel's shares use.
+const (
+	firstPort = 18080
+	portSpan  = 50
+	portStep  = 100
+	portTries = 20
+)
 
 // record records a check's result. A check Ginkgo failed because the
 // bring-up before it failed did not run: the run's error says why.

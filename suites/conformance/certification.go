@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,6 +74,18 @@ type Sample struct {
 	// that operator would write: PLUG-002 writes it onto each matching
 	// live object, and Argo CD judges the object's health from it.
 	OperatorStatus []OperatorStatus `json:"operatorStatus,omitempty"`
+	// HealthyWithin bounds how long, once synced, the sample's resources
+	// may take to become Healthy (PLUG-002); the runtime's bound when unset.
+	HealthyWithin *metav1.Duration `json:"healthyWithin,omitempty"`
+}
+
+// HealthyBound is how long PLUG-002 waits for sm's resources to become
+// Healthy: what certify.yaml declares, else def.
+func (s Sample) HealthyBound(def time.Duration) time.Duration {
+	if s.HealthyWithin != nil {
+		return s.HealthyWithin.Duration
+	}
+	return def
 }
 
 // OperatorStatus is the status an operator would write on the custom
@@ -129,6 +142,9 @@ const (
 	TimeBudget      Feature = "TimeBudget"
 	ParameterOutput Feature = "ParameterOutput"
 )
+
+// maxHealthyWithin caps a sample's healthyWithin: a run must end.
+const maxHealthyWithin = 30 * time.Minute
 
 // sampleName is what a sample's name must look like: it starts application
 // and repository names.
@@ -204,6 +220,9 @@ func (c *Certification) validate() error {
 		errs = append(errs, reachesProblem(where, s))
 		for j, o := range s.OperatorStatus {
 			errs = append(errs, o.problem(fmt.Sprintf("%s.operatorStatus[%d]", where, j)))
+		}
+		if h := s.HealthyWithin; h != nil && (h.Duration <= 0 || h.Duration > maxHealthyWithin) {
+			errs = append(errs, fmt.Errorf("%s.healthyWithin %s: give a positive duration up to %s, e.g. 2m", where, h.Duration, maxHealthyWithin))
 		}
 		if _, ok := sampleAccess[s.Access]; !ok {
 			errs = append(errs, fmt.Errorf("%s.access is %q: want https or ssh (or leave it out for plain HTTP)", where, s.Access))
@@ -394,6 +413,9 @@ samples:
     #     name: web            # all of the kind when left out
     #     status:
     #       conditions: [{type: Ready, status: "True"}]
+    # How long, once synced, the sample's resources may take to become
+    # Healthy (PLUG-002); left out, the runtime's bound (60 s).
+    # healthyWithin: 2m
 # Folders your plugin's discovery must not claim, beyond a plain YAML folder
 # (Argo CD's own Directory type, which no plugin may take):
 # foreign:

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
@@ -16,7 +17,7 @@ func TestLoadCertification(t *testing.T) {
 	tests := []struct {
 		name, file, want string
 	}{
-		{name: "good", file: head + "samples:\n  - name: basic\n    path: samples/basic\n    env: [{name: A, value: b}]\n    access: ssh\n    expect: {kinds: {ConfigMap: 1}, golden: golden.yaml}\nfailing: {path: samples/basic, error: 'no.*'}\nentrypoint: image\n"},
+		{name: "good", file: head + "samples:\n  - name: basic\n    path: samples/basic\n    env: [{name: A, value: b}]\n    access: ssh\n    healthyWithin: 2m\n    expect: {kinds: {ConfigMap: 1}, golden: golden.yaml}\nfailing: {path: samples/basic, error: 'no.*'}\nentrypoint: image\n"},
 		{name: "not YAML", file: "samples: [", want: "does not parse"},
 		{name: "unknown field", file: head + "sample: []\n", want: `unknown field "sample"`},
 		{name: "wrong kind", file: "apiVersion: v1\nkind: ConfigMap\n", want: "want cmp-conformance.io/v1alpha1/Certification"},
@@ -37,6 +38,8 @@ func TestLoadCertification(t *testing.T) {
 		{name: "operator status without a version", file: head + "samples: [{name: a, path: samples/basic, operatorStatus: [{apiVersion: cert-manager.io, kind: Certificate, status: {a: 1}}]}]\n", want: "operatorStatus[0].apiVersion"},
 		{name: "operator status without a kind", file: head + "samples: [{name: a, path: samples/basic, operatorStatus: [{apiVersion: cert-manager.io/v1, status: {a: 1}}]}]\n", want: "operatorStatus[0].kind"},
 		{name: "empty operator status", file: head + "samples: [{name: a, path: samples/basic, operatorStatus: [{apiVersion: cert-manager.io/v1, kind: Certificate}]}]\n", want: "operatorStatus[0].status is empty"},
+		{name: "healthy within nothing", file: head + "samples: [{name: a, path: samples/basic, healthyWithin: 0s}]\n", want: "samples[0].healthyWithin 0s: give a positive duration"},
+		{name: "healthy within a day", file: head + "samples: [{name: a, path: samples/basic, healthyWithin: 24h}]\n", want: "up to 30m0s"},
 		{name: "bad error pattern", file: head + "samples: [{name: a, path: samples/basic}]\nfailing: {path: samples/basic, error: 'a('}\n", want: "failing.error"},
 	}
 	for _, tt := range tests {
@@ -56,6 +59,12 @@ func TestLoadCertification(t *testing.T) {
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)
+				}
+				if got := c.Samples[0].HealthyBound(time.Minute); got != 2*time.Minute {
+					t.Errorf("healthyWithin 2m bounds Healthy at %s", got)
+				}
+				if got := (Sample{}).HealthyBound(time.Minute); got != time.Minute {
+					t.Errorf("no healthyWithin bounds Healthy at %s, want the runtime's 1m0s", got)
 				}
 				if got := c.Samples[0].GitAccess(); got != dsl.GitSSHRepository {
 					t.Errorf("access ssh reads as %q", got)

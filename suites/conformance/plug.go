@@ -47,7 +47,7 @@ var plugSamplesSync = Check{
 			cluster := map[string]string{}
 			expectSyncedThroughPlugin(s, sampleApp(ctx, s, sm, "plug-sync", true)).
 				ExpectWithin(s.Env.Timeouts.AppSynced, dsl.SyncStatusIs(v1alpha1.SyncStatusCodeSynced)).
-				ExpectWithin(s.Env.Timeouts.AppHealthy, resourcesHealthy(s.Env.Runtime, cluster, sm.OperatorStatus))
+				ExpectWithin(sm.HealthyBound(s.Env.Timeouts.AppHealthy), resourcesHealthy(s.Env.Runtime, cluster, sm.OperatorStatus))
 			observeCluster(sm.Name, cluster)
 		}
 	},
