@@ -224,12 +224,15 @@ selftest: tools plugin-images
 # Argo CD restarting, so two share 2 cores well; elsewhere one after another.
 UPGRADE_PORT_BASE ?= 18080
 selftest-upgrade: tools plugin-images
-	@set -o pipefail; mkdir -p $(OUTPUT); failed=$(OUTPUT)/upgrade-failed; rm -f $$failed; \
-	one() { $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT)/upgrade-$$1 --port-base $$2 --upgrade-path $$1 --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) 2>&1 \
-	  | sed -u "s/^/[$$1] /" || echo $$1 >>$$failed; }; \
-	base=$(UPGRADE_PORT_BASE); for p in $(SELFTEST_UPGRADE_PATHS); do \
-	  if [ "$(RUNTIME)" = embedded ]; then one $$p $$base & else one $$p $$base; fi; base=$$((base + 100)); \
-	done; wait; if [ -s $$failed ]; then echo "upgrade self-tests failed: $$(tr '\n' ' ' <$$failed)"; exit 1; fi
+	@mkdir -p $(OUTPUT); base=$(UPGRADE_PORT_BASE); pids=""; names=""; failed=""; \
+	trap 'for g in $$pids; do kill -TERM -- -$$g 2>/dev/null; done; wait; exit 130' INT TERM; \
+	for p in $(SELFTEST_UPGRADE_PATHS); do \
+	  setsid $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT)/upgrade-$$p --port-base $$base --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) \
+	    > >(sed -u "s/^/[$$p] /") 2>&1 & \
+	  pids="$$pids $$!"; names="$$names $$p"; base=$$((base + 100)); \
+	  if [ "$(RUNTIME)" != embedded ]; then wait $$! || failed="$$failed $$p"; pids=""; names=""; fi; \
+	done; set -- $$names; for g in $$pids; do wait $$g || failed="$$failed $$1"; shift; done; \
+	if [ -n "$$failed" ]; then echo "upgrade self-tests failed:$$failed"; exit 1; fi
 
 # The plugin profile: the plain reference plugin's image certified on its
 # samples, and every PLUG check against the witnesses of profile plugin.
@@ -267,14 +270,19 @@ example-images: build
 ## with its name, as go test ./... runs packages: each run takes ports no other holds.
 EXAMPLE_TEST = $(GO) test -tags certify -count=1 -timeout 30m
 examples: tools example-images
-	@set -o pipefail; mkdir -p $(OUTPUT); failed=$(OUTPUT)/examples-failed; rm -f $$failed; \
-	one() { name=$$1 args=$$2 codes=$$3; shift 3; rm -rf examples/$$name/_output/reports; \
-	  { (cd examples/$$name && $(EXAMPLE_TEST) . $$args; c=$$?; [[ " $$codes " == *" $$c "* ]] || { echo "go test exited $$c"; exit 1; }) \
-	    && $(BIN) report expect examples/$$name/_output/reports/latest "$$@"; } 2>&1 | sed -u "s/^/[$$name] /" || echo $$name >>$$failed; }; \
-	one shell-plugin "" 0 --level Conformant & \
-	one go-plugin -ginkgo.no-color "0 1" --level 'Not Conformant' --failed PLUG-004 & \
-	one extension -ginkgo.no-color "0 1" --level 'Not Conformant' --failed EXT-004 & \
-	wait; if [ -s $$failed ]; then echo "examples not as expected: $$(tr '\n' ' ' <$$failed)"; exit 1; fi
+	@pids=""; names=""; failed=""; \
+	trap 'for g in $$pids; do kill -INT -- -$$g 2>/dev/null; done; wait; exit 130' INT TERM; \
+	for e in "shell-plugin|" "go-plugin|-ginkgo.no-color" "extension|-ginkgo.no-color"; do \
+	  name=$${e%%|*}; rm -rf examples/$$name/_output/reports; \
+	  setsid $(SHELL) -c "cd examples/$$name && exec $(EXAMPLE_TEST) . $${e#*|}" > >(sed -u "s/^/[$$name] /") 2>&1 & \
+	  pids="$$pids $$!"; names="$$names $$name"; \
+	done; set -- $$names; for g in $$pids; do wait $$g; c=$$?; \
+	  case $$1:$$c in shell-plugin:0|go-plugin:[01]|extension:[01]) ;; *) echo "$$1: go test exited $$c"; failed="$$failed $$1";; esac; shift; done; \
+	expect() { $(BIN) report expect examples/$$1/_output/reports/latest "$${@:2}" || failed="$$failed $$1"; }; \
+	expect shell-plugin --level Conformant; \
+	expect go-plugin --level 'Not Conformant' --failed PLUG-004; \
+	expect extension --level 'Not Conformant' --failed EXT-004; \
+	if [ -n "$$failed" ]; then echo "examples not as expected:$$failed"; exit 1; fi
 
 ## upstream: certify Argo CD's own e2e plugins (test/e2e/testdata/cmp-* of the version's
 ## module; plugins/upstream/corpus.yaml) as their authors would ship them (a Debian image),
