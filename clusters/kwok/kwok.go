@@ -111,21 +111,38 @@ func (p *Provider) config() ([]byte, error) {
 		options["kwokControllerPort"] = ports["kwok-controller"]
 	}
 	conf, err := yaml.Marshal(map[string]any{
-		"apiVersion": "config.kwok.x-k8s.io/v1alpha1",
-		"kind":       "KwokctlConfiguration",
-		"options":    options,
-		// A throw-away cluster needs no durability: without fsync each
-		// write of the API server is not held up by the disk (etcd waits
-		// for the WAL's fsync before it answers), and nothing of what
-		// Argo CD does depends on it.
-		"componentsPatches": []map[string]any{{"name": "etcd",
-			"extraArgs": []map[string]any{{"key": "unsafe-no-fsync", "value": "true"}}}},
+		"apiVersion":        "config.kwok.x-k8s.io/v1alpha1",
+		"kind":              "KwokctlConfiguration",
+		"options":           options,
+		"componentsPatches": componentsPatches(),
 	})
 	if err != nil {
 		return nil, err
 	}
 	return append(conf, stages()...), nil
 }
+
+// componentsPatches are the control plane's settings beyond kwokctl's.
+// A throw-away cluster needs no durability: without fsync each write of
+// the API server is not held up by the disk (etcd waits for the WAL's
+// fsync before it answers), and nothing of what Argo CD does depends on
+// it. Each Go component collects garbage at GOGC (as Argo CD's do, see
+// argocd.GOGC): memory here is plenty, CPU is not.
+func componentsPatches() []map[string]any {
+	gogc := []map[string]any{{"name": "GOGC", "value": GOGC}}
+	var patches []map[string]any
+	for _, c := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"} {
+		p := map[string]any{"name": c, "extraEnvs": gogc}
+		if c == "etcd" {
+			p["extraArgs"] = []map[string]any{{"key": "unsafe-no-fsync", "value": "true"}}
+		}
+		patches = append(patches, p)
+	}
+	return patches
+}
+
+// GOGC is the garbage collector's target of the control plane's components.
+const GOGC = "400"
 
 // Create brings the control plane up, adds the simulated nodes, connects and
 // creates the default classes the simulated controllers serve (classes.go).
