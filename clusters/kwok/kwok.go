@@ -126,10 +126,9 @@ func (p *Provider) config() ([]byte, error) {
 // A throw-away cluster needs no durability: without fsync each write of
 // the API server is not held up by the disk (etcd waits for the WAL's
 // fsync before it answers), and nothing of what Argo CD does depends on
-// it. Each Go component collects garbage at GOGC (as Argo CD's do, see
-// argocd.GOGC): memory here is plenty, CPU is not.
+// it. Each component collects garbage at clusters.GOGC.
 func componentsPatches() []map[string]any {
-	gogc := []map[string]any{{"name": "GOGC", "value": GOGC}}
+	gogc := []map[string]any{{"name": "GOGC", "value": clusters.GOGC}}
 	var patches []map[string]any
 	for _, c := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"} {
 		p := map[string]any{"name": c, "extraEnvs": gogc}
@@ -140,9 +139,6 @@ func componentsPatches() []map[string]any {
 	}
 	return patches
 }
-
-// GOGC is the garbage collector's target of the control plane's components.
-const GOGC = "400"
 
 // Create brings the control plane up, adds the simulated nodes, connects and
 // creates the default classes the simulated controllers serve (classes.go).
