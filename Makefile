@@ -223,16 +223,13 @@ selftest: tools plugin-images
 # side by side, each line prefixed with its path: an upgrade mostly waits on
 # Argo CD restarting, so two share 2 cores well; elsewhere one after another.
 UPGRADE_PORT_BASE ?= 18080
+UPGRADE_SELFTEST = $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT)/upgrade-$$p --port-base $$base --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS)
 selftest-upgrade: tools plugin-images
-	@mkdir -p $(OUTPUT); base=$(UPGRADE_PORT_BASE); pids=""; names=""; failed=""; \
-	trap 'for g in $$pids; do kill -TERM -- -$$g 2>/dev/null; done; wait; exit 130' INT TERM; \
+	@mkdir -p $(OUTPUT); $(SIDE_JOBS); base=$(UPGRADE_PORT_BASE); \
 	for p in $(SELFTEST_UPGRADE_PATHS); do \
-	  setsid $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT)/upgrade-$$p --port-base $$base --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS) \
-	    > >(sed -u "s/^/[$$p] /") 2>&1 & \
-	  pids="$$pids $$!"; names="$$names $$p"; base=$$((base + 100)); \
-	  if [ "$(RUNTIME)" != embedded ]; then wait $$! || failed="$$failed $$p"; pids=""; names=""; fi; \
-	done; set -- $$names; for g in $$pids; do wait $$g || failed="$$failed $$1"; shift; done; \
-	if [ -n "$$failed" ]; then echo "upgrade self-tests failed:$$failed"; exit 1; fi
+	  start $$p TERM 0 $(UPGRADE_SELFTEST); base=$$((base + 100)); \
+	  if [ "$(RUNTIME)" != embedded ]; then finish; jobs=""; fi; \
+	done; finish; if [ -n "$$failed" ]; then echo "upgrade self-tests failed:$$failed"; exit 1; fi
 
 # The plugin profile: the plain reference plugin's image certified on its
 # samples, and every PLUG check against the witnesses of profile plugin.
@@ -255,10 +252,7 @@ selftest-side: selftest-upgrade selftest-certify examples
 else
 selftest-side: tools plugin-images example-images
 	@$(SIDE_JOBS); base=$(SIDE_PORT_BASE); \
-	for p in $(SELFTEST_UPGRADE_PATHS); do \
-	  start $$p TERM 0 $(BIN) run --runtime $(RUNTIME) --output $(OUTPUT)/upgrade-$$p --port-base $$base --upgrade-path $$p --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS); \
-	  base=$$((base + 100)); \
-	done; \
+	for p in $(SELFTEST_UPGRADE_PATHS); do start $$p TERM 0 $(UPGRADE_SELFTEST); base=$$((base + 100)); done; \
 	start certify TERM 0 $(CERTIFY_SELFTEST) --port-base $$base; \
 	$(EXAMPLES_START); finish; $(EXAMPLES_EXPECT); \
 	if [ -n "$$failed" ]; then echo "not as expected:$$failed"; exit 1; fi
