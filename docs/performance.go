@@ -8,13 +8,17 @@ import (
 	"time"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
+	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
 	"github.com/cmp-conformance/cmp-conformance/suites/render"
 )
 
 // Benchmarks are what `make bench` measures, in the page's order; the
 // Makefile's BENCHMARKS names the same (TestBenchmarksAgree).
-var Benchmarks = []string{"conformance", "certify", "render"}
+var Benchmarks = []string{"conformance", "selftest", "certify", "render"}
+
+// slowest is how many specs a benchmark's section lists.
+const slowest = 10
 
 // renderBenchmark is the benchmark timed by render --timings, not by a
 // report.
@@ -38,6 +42,7 @@ type Bench struct {
 // What each benchmark is, for the page.
 var benchWhat = map[string]string{
 	"conformance": "`make conformance`: the catalogue against the reference plugins (embedded runtime, plugin images as sidecars)",
+	"selftest":    "`make selftest`: the catalogue against the reference plugins and every witness (embedded runtime; make test's longest step)",
 	"certify":     "`cmp-conformance certify` of the plain reference plugin's image on its samples (the plugin profile)",
 	"render":      "`cmp-conformance render` of the plain plugin's basic sample, its folder and its image (median of each; Bring-up is ready, Suite the render, Teardown the rest)",
 }
@@ -79,8 +84,12 @@ Measured %s on %s. Every run's own report holds these figures too
 				ran++
 			}
 		}
-		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %d ran | %s |\n", name, benchWhat[name], r.Environment.ArgoCDVersion,
-			secs(r.Timings.TotalSeconds), secs(r.Timings.BringUpSeconds), secs(r.Timings.SuiteSeconds), teardown(r), ran, verdict(r))
+		checks := fmt.Sprintf("%d ran", ran)
+		if len(r.SelfTest) > 0 {
+			checks += fmt.Sprintf(", %d witness rows", len(r.SelfTest))
+		}
+		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, benchWhat[name], r.Environment.ArgoCDVersion,
+			secs(r.Timings.TotalSeconds), secs(r.Timings.BringUpSeconds), secs(r.Timings.SuiteSeconds), teardown(r), checks, verdict(r))
 	}
 	for _, name := range Benchmarks {
 		if name == renderBenchmark {
@@ -88,24 +97,22 @@ Measured %s on %s. Every run's own report holds these figures too
 			continue
 		}
 		r := b.Runs[name]
-		fmt.Fprintf(&w, "\n## %s\n\nPhases (bring-up, and where each suite's time went): %s.\n\nSlowest checks (their own time, and their spec's set-up and clean-up):\n\n| Check | Seconds | Set-up | Clean-up | State |\n|---|---|---|---|---|\n", name, phases(r))
-		results := slices.Clone(r.Results)
-		slices.SortFunc(results, func(a, b v1alpha1.Result) int { return cmp.Compare(b.DurationSeconds, a.DurationSeconds) })
-		for _, res := range results[:min(8, len(results))] {
-			fmt.Fprintf(&w, "| %s | %.1f | %.1f | %.1f | %s |\n", res.ID, res.DurationSeconds, res.SetupSeconds, res.CleanupSeconds, res.State)
-		}
-		if st := r.SelfTest; len(st) > 0 {
-			fmt.Fprintf(&w, "\n%d self-test rows.\n", len(st))
-		}
+		fmt.Fprintf(&w, "\n## %s\n\nPhases (bring-up, and where each suite's time went): %s.\n\n", name, phases(r))
+		specs := reports.SlowestSpecs(r)
+		fmt.Fprintf(&w, "Slowest specs (of %d): a check's own time, and its spec's set-up and clean-up.\n\n", len(specs))
+		reports.SlowestSpecsTable(&w, specs, slowest)
 	}
 	w.WriteString("\n## Cold builds\n\nHow long each binary of the cache took to obtain when it was first downloaded or built on this machine (a build runs beside whatever else the machine did then).\n\n| Tool | Version | Origin | Seconds | When |\n|---|---|---|---|---|\n")
 	tools := slices.Clone(b.Tools)
 	slices.SortFunc(tools, func(a, b toolchain.Binary) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Version, b.Version))
 	})
+	total := 0.0
 	for _, t := range tools {
 		fmt.Fprintf(&w, "| %s | %s | %s | %.0f | %s |\n", t.Name, t.Version, t.Origin, t.ObtainSeconds, t.ObtainedAt.UTC().Format("2006-01-02"))
+		total += t.ObtainSeconds
 	}
+	fmt.Fprintf(&w, "\nSummed: %.0f s (%s). Each is its build's wall clock beside whatever else the machine did then (a build started beside a run, or niced, takes longer), so the sum is what a cold machine's tool builds cost at most when they overlapped, and about that when they ran one after another.\n", total, time.Duration(total*float64(time.Second)).Round(time.Second))
 	w.WriteString(CIRunsSection(b.CIRuns))
 	return []byte(w.String()), nil
 }
@@ -191,6 +198,9 @@ func phases(r *v1alpha1.ConformanceReport) string {
 func verdict(r *v1alpha1.ConformanceReport) string {
 	if c := r.Certification; c != nil {
 		return c.Level
+	}
+	if st := r.Summary.SelfTest; st != nil {
+		return fmt.Sprintf("%s (%d checks proven against %d witnesses, %d mismatches)", r.Summary.Verdict, st.ChecksProven, st.Witnesses, st.Mismatches)
 	}
 	return r.Summary.Verdict
 }

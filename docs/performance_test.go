@@ -56,6 +56,9 @@ func TestPerformancePage(t *testing.T) {
 		b.Runs[n] = run("passed")
 	}
 	delete(b.Runs, renderBenchmark)
+	st := b.Runs["selftest"]
+	st.SelfTest = []v1alpha1.SelfTestResult{{CheckID: "PRUNE-001", Witness: "broken/plain-unprunable", DurationSeconds: 3, CleanupSeconds: 5.1}}
+	st.Summary.SelfTest = &v1alpha1.SelfTestSummary{Witnesses: 1, ChecksProven: 1}
 	b.Runs["conformance"].Timings.Phases = []v1alpha1.Phase{{Name: "share 0: teardown", Seconds: 1.5}, {Name: "share 1: teardown", Seconds: 2.25}}
 	for i, total := range []float64{1.9, 1.5, 1.7} {
 		b.Renders = append(b.Renders, render.Timing{Plugin: "folder", ArgoCD: "v3.6.1", ReadySeconds: 1, RenderSeconds: 0.5, TotalSeconds: total},
@@ -66,7 +69,8 @@ func TestPerformancePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Measured 2026-11-25 18:00 UTC on 2 CPUs", "| conformance | ", "| 2.2 s | 2 ran | passed |", "240.0 s | 20.1 s | 205.2 s | 2.5 s | 2 ran | passed |",
-		"Phases (bring-up, and where each suite's time went): cluster 6.5 s.", "| FAULT-001 | 78.8 | 0.0 | 0.0 | passed |", "| argocd | v3.6.1 | build | 350 | ",
+		"Phases (bring-up, and where each suite's time went): cluster 6.5 s.", "| FAULT-001 | the run's subjects | 78.80 | 0.00 | 0.00 | 78.80 |", "| PRUNE-001 | broken/plain-unprunable | 3.00 | 0.00 | 5.10 | 8.10 |",
+		"| 2 ran, 1 witness rows | passed (1 checks proven against 1 witnesses, 0 mismatches) |", "| argocd | v3.6.1 | build | 350 | ", "Summed: 350 s (5m50s).",
 		"| folder | 3 | 1.7 s, 1.9 s | 1.0 s | 0.5 s |", "| image | 3 | 3.0 s, 4.2 s | 1.5 s | 0.5 s |", "| 6 renders | rendered |"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the page lacks %q:\n%s", want, page)

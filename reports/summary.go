@@ -182,17 +182,19 @@ func writeTimings(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 // slowestSpecs is how many specs the summary lists by their time.
 const slowestSpecs = 10
 
-// writeSlowestSpecs lists the specs that took longest, check and witness
-// rows alike, with what their spec spent around the check; a check that
-// was skipped is not among them.
-func writeSlowestSpecs(b *strings.Builder, r *v1alpha1.ConformanceReport) {
-	type spec struct {
-		check, against, hop        string
-		own, setup, cleanup, whole float64
-	}
-	var all []spec
+// Spec is one spec's time: a check run against the run's subjects or a
+// witness, and what its spec spent around the check.
+type Spec struct {
+	Check, Against, Hop        string
+	Own, Setup, Cleanup, Whole float64
+}
+
+// SlowestSpecs lists r's specs, check and witness rows alike, slowest first
+// (by the whole spec); a check that was skipped is not among them.
+func SlowestSpecs(r *v1alpha1.ConformanceReport) []Spec {
+	var all []Spec
 	add := func(check, against, hop string, own, setup, cleanup float64) {
-		all = append(all, spec{check, against, hop, own, setup, cleanup, own + setup + cleanup})
+		all = append(all, Spec{check, against, hop, own, setup, cleanup, own + setup + cleanup})
 	}
 	for _, res := range r.Results {
 		if res.State == v1alpha1.StateSkipped {
@@ -203,15 +205,26 @@ func writeSlowestSpecs(b *strings.Builder, r *v1alpha1.ConformanceReport) {
 	for _, st := range r.SelfTest {
 		add(st.CheckID, st.Witness, st.Hop, st.DurationSeconds, st.SetupSeconds, st.CleanupSeconds)
 	}
+	slices.SortStableFunc(all, func(x, y Spec) int { return cmp.Compare(y.Whole, x.Whole) })
+	return all
+}
+
+// SlowestSpecsTable writes the n slowest of specs as a Markdown table.
+func SlowestSpecsTable(b *strings.Builder, specs []Spec, n int) {
+	b.WriteString("| Check | Against | Check's own | Set-up | Clean-up | Spec |\n|---|---|---:|---:|---:|---:|\n")
+	for _, s := range specs[:min(n, len(specs))] {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", cell(withHop(s.Check, s.Hop)), cell(s.Against), secs(s.Own), secs(s.Setup), secs(s.Cleanup), secs(s.Whole))
+	}
+}
+
+// writeSlowestSpecs lists the specs that took longest.
+func writeSlowestSpecs(b *strings.Builder, r *v1alpha1.ConformanceReport) {
+	all := SlowestSpecs(r)
 	if len(all) < 2 {
 		return
 	}
-	slices.SortStableFunc(all, func(x, y spec) int { return cmp.Compare(y.whole, x.whole) })
 	fmt.Fprintf(b, "Slowest specs (of %d): a check's own time, and its spec's set-up and clean-up.\n\n", len(all))
-	b.WriteString("| Check | Against | Check's own | Set-up | Clean-up | Spec |\n|---|---|---:|---:|---:|---:|\n")
-	for _, s := range all[:min(slowestSpecs, len(all))] {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", cell(withHop(s.check, s.hop)), cell(s.against), secs(s.own), secs(s.setup), secs(s.cleanup), secs(s.whole))
-	}
+	SlowestSpecsTable(b, all, slowestSpecs)
 	b.WriteString("\n")
 }
 

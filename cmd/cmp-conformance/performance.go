@@ -24,7 +24,7 @@ func reportPerformanceCommand() *cobra.Command {
 		Short: "Write the performance page from the reports of make bench's runs and this machine's toolchain cache",
 		Long: `performance writes docs/performance.md (make bench runs it): for each
 benchmark (` + strings.Join(docs.Benchmarks, ", ") + `), its report's total, bring-up,
-suite and teardown times and slowest checks; and how long each binary of the
+suite and teardown times and slowest specs (checks and witness rows); and how long each binary of the
 toolchain cache took to obtain when it was first built or downloaded here;
 the record of clean-clone runs of make test (--ci-runs; make docs renders
 that section alone);
