@@ -98,9 +98,7 @@ Measured %s on %s. Every run's own report holds these figures too
 		}
 		r := b.Runs[name]
 		fmt.Fprintf(&w, "\n## %s\n\nPhases (bring-up, and where each suite's time went): %s.\n\n", name, phases(r))
-		specs := reports.SlowestSpecs(r)
-		fmt.Fprintf(&w, "Slowest specs (of %d): a check's own time, and its spec's set-up and clean-up.\n\n", len(specs))
-		reports.SlowestSpecsTable(&w, specs, slowest)
+		reports.SlowestSpecsTable(&w, reports.SlowestSpecs(r), slowest)
 	}
 	w.WriteString("\n## Cold builds\n\nHow long each binary of the cache took to obtain when it was first downloaded or built on this machine (a build runs beside whatever else the machine did then).\n\n| Tool | Version | Origin | Seconds | When |\n|---|---|---|---|---|\n")
 	tools := slices.Clone(b.Tools)
