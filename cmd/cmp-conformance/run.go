@@ -342,7 +342,15 @@ func runSuite(ctx context.Context, f *runFlags, sess *runner.Session, plan *plug
 			default:
 				move = env.ArgoCD.Upgrade
 			}
+			// A restart is a bring-up too: it takes its turn, and its
+			// bound starts with it.
+			turn, err := env.TakeTurn(ctx, "switch of Argo CD to "+to)
+			if err != nil {
+				return argocd.Hop{To: to}, err
+			}
 			hop, err := move(ctx, targets[to])
+			turn.Release()
+			hop.Phases = append(environment.TurnPhase(turn), hop.Phases...)
 			if err != nil {
 				return hop, err
 			}

@@ -72,7 +72,8 @@ type Config struct {
 	// from 18080 (100 apart) that no other run of this machine holds, so
 	// that go test can certify several packages side by side.
 	PortBase int
-	// ReadyTimeout bounds each wait of the bring-up (default 2 minutes).
+	// ReadyTimeout bounds each wait of the bring-up (default 2 minutes),
+	// counted from the run's turn: runs on one machine take turns at bring-ups.
 	ReadyTimeout time.Duration
 	// WorkOnDisk keeps the run's work folder on TMPDIR's disk; by default
 	// it is a tmpfs where the machine can give one (`--work-tmpfs`).

@@ -1,0 +1,116 @@
+// Package turns lets runs on one machine take turns at their bring-ups.
+//
+// A bring-up (a cluster and Argo CD starting, or Argo CD restarting as
+// another version) is the most CPU-hungry minute of a run, and it is bounded
+// (--ready-timeout). Runs started side by side (make test's side jobs, go
+// test ./... certifying several plugins) that all bring up at once crowd
+// one another past that bound on a slow machine: a verdict of the harness's
+// making. With turns, at most a few bring-ups run at once, and a run's bound
+// starts when its turn does.
+package turns
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Dir is where the machine's turns are held: one lock file per turn.
+func Dir() string { return filepath.Join(os.TempDir(), "cmp-conformance-turns") }
+
+// AtOnce is how many bring-ups run at once: one per core, and at least two.
+// On a slow 2-core VM, make selftest's three bring-ups at once came up
+// within the bound; make test's eight side jobs at once, with other runs'
+// suites beside them, did not (docs/ci-runs.json, fbb6f0f).
+func AtOnce() int { return max(2, runtime.NumCPU()) }
+
+// Poll is how often a waiting run tries the turns again.
+const Poll = 200 * time.Millisecond
+
+// Turn is held by this process until Release.
+type Turn struct {
+	// Waited is how long taking it took.
+	Waited time.Duration
+	lock   *os.File
+}
+
+// Release gives the turn to the next run. A process that ends, however it
+// ends, releases its turn: the kernel drops the lock with the file.
+func (t *Turn) Release() {
+	if t != nil && t.lock != nil {
+		t.lock.Close()
+		t.lock = nil
+	}
+}
+
+// Take waits until one of n turns in dir is free and takes it, naming
+// itself what (read by waiting runs). waiting is called once, when every
+// turn is held, with what the holders named themselves. Cancelling ctx stops
+// the wait.
+func Take(ctx context.Context, dir string, n int, what string, waiting func(holders []string)) (*Turn, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("taking a bring-up turn: %w", err)
+	}
+	start := time.Now()
+	tick := time.NewTicker(Poll)
+	defer tick.Stop()
+	told := false
+	for {
+		f, err := tryAny(dir, n)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			// Best effort: only a waiting run's message reads it.
+			_ = f.Truncate(0)
+			_, _ = f.WriteAt([]byte(fmt.Sprintf("pid %d: %s\n", os.Getpid(), what)), 0)
+			return &Turn{Waited: time.Since(start), lock: f}, nil
+		}
+		if !told && waiting != nil {
+			waiting(holders(dir, n))
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting %s for a bring-up turn (%d at once on this machine, held in %s): %w",
+				time.Since(start).Round(time.Second), n, dir, context.Cause(ctx))
+		case <-tick.C:
+		}
+	}
+}
+
+// tryAny takes the first free turn, or returns nil when all are held.
+func tryAny(dir string, n int) (*os.File, error) {
+	for i := range n {
+		f, err := os.OpenFile(slot(dir, i), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("taking a bring-up turn: %w", err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			continue
+		}
+		return f, nil
+	}
+	return nil, nil
+}
+
+func slot(dir string, i int) string { return filepath.Join(dir, strconv.Itoa(i)+".lock") }
+
+// holders reads what the holders of the n turns named themselves.
+func holders(dir string, n int) []string {
+	var out []string
+	for i := range n {
+		b, err := os.ReadFile(slot(dir, i))
+		if s := strings.TrimSpace(string(b)); err == nil && s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

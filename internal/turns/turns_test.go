@@ -1,0 +1,63 @@
+package turns
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTakeWaitsForAFreeTurn(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	a, err := Take(ctx, dir, 2, "run a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Take(ctx, dir, 2, "run b", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := make(chan []string, 1)
+	got := make(chan *Turn)
+	go func() {
+		c, err := Take(ctx, dir, 2, "run c", func(h []string) { told <- h })
+		if err != nil {
+			t.Error(err)
+		}
+		got <- c
+	}()
+	h := <-told
+	if len(h) != 2 || !strings.HasSuffix(h[0], ": run a") || !strings.HasSuffix(h[1], ": run b") {
+		t.Errorf("holders %q, want run a and run b", h)
+	}
+	select {
+	case <-got:
+		t.Fatal("a third turn was taken while two of two were held")
+	case <-time.After(3 * Poll):
+	}
+	b.Release()
+	c := <-got
+	if c == nil || c.Waited < 3*Poll {
+		t.Fatalf("third turn %+v, want one taken after b's release", c)
+	}
+	a.Release()
+	c.Release()
+	c.Release() // twice is harmless
+}
+
+func TestTakeStopsWaitingWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Take(context.Background(), dir, 1, "run a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupted"))
+	_, err = Take(ctx, dir, 1, "run b", nil)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") || !strings.Contains(err.Error(), "1 at once") {
+		t.Fatalf("err %v, want the wait stopped by the cancellation", err)
+	}
+}
