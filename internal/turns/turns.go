@@ -11,6 +11,7 @@ package turns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,6 +36,11 @@ func AtOnce() int { return max(1, runtime.NumCPU()/2) }
 // Poll is how often a waiting run tries the turns again.
 const Poll = 200 * time.Millisecond
 
+// ErrUnusable is wrapped by Take's errors that come of the folder of turns
+// (another user's, a read-only TMPDIR) rather than of the wait: the caller
+// may go on without a turn.
+var ErrUnusable = errors.New("the folder of bring-up turns is unusable")
+
 // Turn is held by this process until Release.
 type Turn struct {
 	// Waited is how long taking it took.
@@ -57,7 +63,7 @@ func (t *Turn) Release() {
 // the wait.
 func Take(ctx context.Context, dir string, n int, what string, waiting func(holders []string)) (*Turn, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("taking a bring-up turn: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
 	}
 	start := time.Now()
 	tick := time.NewTicker(Poll)
@@ -92,7 +98,7 @@ func tryAny(dir string, n int) (*os.File, error) {
 	for i := range n {
 		f, err := os.OpenFile(slot(dir, i), os.O_CREATE|os.O_RDWR, 0o644)
 		if err != nil {
-			return nil, fmt.Errorf("taking a bring-up turn: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			f.Close()

@@ -3,6 +3,7 @@ package turns
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -60,4 +61,18 @@ func TestTakeStopsWaitingWhenCancelled(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "interrupted") || !strings.Contains(err.Error(), "1 at once") {
 		t.Fatalf("err %v, want the wait stopped by the cancellation", err)
 	}
+}
+
+func TestTakeSaysWhenTheFolderIsUnusable(t *testing.T) {
+	dir := t.TempDir() + "/file"
+	if err := os.WriteFile(dir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Take(context.Background(), dir, 1, "run a", nil)
+	if !errors.Is(err, ErrUnusable) {
+		t.Fatalf("err %v, want ErrUnusable for a folder that is a file", err)
+	}
+	var zero *Turn
+	zero.Release() // a turn not taken releases nothing
+	(&Turn{}).Release()
 }
