@@ -111,14 +111,24 @@ func tryAny(dir string, n int) (*os.File, error) {
 
 func slot(dir string, i int) string { return filepath.Join(dir, strconv.Itoa(i)+".lock") }
 
-// holders reads what the holders of the n turns named themselves.
+// holders reads what the holders of the n turns named themselves. A name
+// whose process is gone is an earlier holder's: the lock is held by one that
+// wrote none (not this harness), and is left out.
 func holders(dir string, n int) []string {
 	var out []string
 	for i := range n {
 		b, err := os.ReadFile(slot(dir, i))
-		if s := strings.TrimSpace(string(b)); err == nil && s != "" {
-			out = append(out, s)
+		s := strings.TrimSpace(string(b))
+		var pid int
+		if _, perr := fmt.Sscanf(s, "pid %d:", &pid); err != nil || perr != nil || !alive(pid) {
+			continue
 		}
+		out = append(out, s)
 	}
 	return out
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

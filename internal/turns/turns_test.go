@@ -76,3 +76,19 @@ func TestTakeSaysWhenTheFolderIsUnusable(t *testing.T) {
 	zero.Release() // a turn not taken releases nothing
 	(&Turn{}).Release()
 }
+
+// A turn held by a process that wrote no name shows no earlier holder's.
+func TestHoldersLeavesOutNamesOfEndedProcesses(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(slot(dir, 1), []byte("pid 2147483646: run gone: bring-up\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Take(context.Background(), dir, 2, "run a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	if h := holders(dir, 2); len(h) != 1 || !strings.HasSuffix(h[0], ": run a") {
+		t.Errorf("holders %q, want run a alone (the other name's process is gone)", h)
+	}
+}
