@@ -21,7 +21,8 @@ func envCommand() *cobra.Command {
 		Long: `env up brings up the same environment a run uses and leaves it running, for
 developing a plugin against a live Argo CD; env down stops every process it
 started and deletes the cluster, from any shell. The state lives in
-<output>/env/state.json.`,
+<output>/env/state.json. env up exits 2 on bad usage, 1 when the bring-up
+failed and 3 when it was interrupted; either way nothing it started is left.`,
 	}
 	var f envFlags
 	var clusterOnly bool
@@ -87,7 +88,14 @@ func envUp(f *envFlags, clusterOnly bool) error {
 	cfg.Detached, cfg.ClusterOnly = true, clusterOnly
 	env, err := environment.Up(ctx, cfg)
 	if err != nil {
-		return err
+		// Not a usage error: the environment did not come up, or Ctrl-C
+		// stopped it (the codes a run gives a failure and an interruption).
+		if cutShort(ctx, err) {
+			fmt.Fprintln(os.Stderr, "interrupted:", err)
+			return exitError{3}
+		}
+		fmt.Fprintln(os.Stderr, "error:", err)
+		return exitError{1}
 	}
 	if clusterOnly {
 		fmt.Printf(`environment %s is up (bring-up %.1fs): kind cluster cmpc-%s, nothing installed
