@@ -10,8 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/files"
 	"github.com/cmp-conformance/cmp-conformance/internal/proc"
 )
 
@@ -46,12 +46,11 @@ func Take(dir string, first, span, step, n int) (*Claim, error) {
 		if base+span-1 > 65535 {
 			break
 		}
-		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(base)+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		f, err := files.TryLock(filepath.Join(dir, strconv.Itoa(base)+".lock"))
 		if err != nil {
 			return nil, fmt.Errorf("claiming ports: %w", err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			f.Close()
+		if f == nil {
 			why = cmp.Or(why, fmt.Errorf("ports %d..%d are held by another run", base, base+span-1))
 			continue
 		}

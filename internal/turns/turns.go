@@ -20,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cmp-conformance/cmp-conformance/internal/files"
 )
 
 // Dir is where the machine's turns are held: one lock file per turn.
@@ -96,15 +98,13 @@ func Take(ctx context.Context, dir string, n int, what string, waiting func(hold
 // tryAny takes the first free turn, or returns nil when all are held.
 func tryAny(dir string, n int) (*os.File, error) {
 	for i := range n {
-		f, err := os.OpenFile(slot(dir, i), os.O_CREATE|os.O_RDWR, 0o644)
+		f, err := files.TryLock(slot(dir, i))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			f.Close()
-			continue
+		if f != nil {
+			return f, nil
 		}
-		return f, nil
 	}
 	return nil, nil
 }
