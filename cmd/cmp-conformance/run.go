@@ -13,7 +13,6 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/mod/semver"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/dsl"
@@ -331,26 +330,7 @@ func runSuite(ctx context.Context, f *runFlags, sess *runner.Session, plan *plug
 	env := sess.Env
 	if upgrade != nil {
 		upgrade.Switch = func(ctx context.Context, to string) (argocd.Hop, error) {
-			var move func(context.Context, argocd.Target) (argocd.Hop, error)
-			switch {
-			case env.Installed != nil: // kind, existing: the next version's manifests applied over the first
-				move = func(ctx context.Context, t argocd.Target) (argocd.Hop, error) {
-					return env.SwitchInstalled(ctx, t.Tools)
-				}
-			case semver.Compare(to, env.ArgoCD.Version) < 0:
-				move = env.ArgoCD.Downgrade
-			default:
-				move = env.ArgoCD.Upgrade
-			}
-			// A restart is a bring-up too: it takes its turn, and its
-			// bound starts with it.
-			turn, err := env.TakeTurn(ctx, "switch of Argo CD to "+to)
-			if err != nil {
-				return argocd.Hop{To: to}, err
-			}
-			hop, err := move(ctx, targets[to])
-			turn.Release()
-			hop.Phases = append(environment.TurnPhase(turn), hop.Phases...)
+			hop, err := env.Switch(ctx, targets[to])
 			if err != nil {
 				return hop, err
 			}
