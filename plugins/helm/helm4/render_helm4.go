@@ -27,7 +27,7 @@ import (
 
 // SDKVersion must equal the helm.sh/helm/v4 version in go.mod (a test checks
 // it); a binary built at another version reports that one (sdkVersion).
-const SDKVersion = "v4.2.1"
+const SDKVersion = "v4.3.1"
 
 var sdkVersion = helmcmp.SDKVersion("helm.sh/helm/v4", SDKVersion)
 

@@ -11,7 +11,7 @@
 //
 //	cd plugins/helm && CGO_ENABLED=0 go build -o cmp-helm ./cmd/cmp-helm
 //
-// The Helm 4 build is the plugins/helm/helm4 module (helm.sh/helm/v4 v4.2.1),
+// The Helm 4 build is the plugins/helm/helm4 module (helm.sh/helm/v4 v4.3.1, the pin of Argo CD v3.6.1),
 // which takes this package through a replace directive:
 //
 //	cd plugins/helm/helm4 && CGO_ENABLED=0 go build -tags helm4 -o cmp-helm ./cmd/cmp-helm
