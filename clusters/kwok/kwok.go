@@ -126,20 +126,14 @@ func (p *Provider) config() ([]byte, error) {
 // A throw-away cluster needs no durability: without fsync each write of
 // the API server is not held up by the disk (etcd waits for the WAL's
 // fsync before it answers), and nothing of what Argo CD does depends on
-// it. Each component collects garbage at clusters.GOGC. The controller
-// manager and the scheduler, one of each, elect no leader: by default each
-// renewed its lease every 2 s, 30 of the 35 writes an idle cluster's API
-// server took in 30 s.
+// it. Each component collects garbage at clusters.GOGC.
 func componentsPatches() []map[string]any {
 	gogc := []map[string]any{{"name": "GOGC", "value": clusters.GOGC}}
 	var patches []map[string]any
 	for _, c := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"} {
 		p := map[string]any{"name": c, "extraEnvs": gogc}
-		switch c {
-		case "etcd":
+		if c == "etcd" {
 			p["extraArgs"] = []map[string]any{{"key": "unsafe-no-fsync", "value": "true"}}
-		case "kube-controller-manager", "kube-scheduler":
-			p["extraArgs"] = []map[string]any{{"key": "leader-elect", "value": "false"}}
 		}
 		patches = append(patches, p)
 	}
