@@ -20,6 +20,14 @@ type Cluster struct {
 	REST       *rest.Config
 	// KubernetesVersion is what the API server reports (GitVersion).
 	KubernetesVersion string
+	// Steps are where the creation's time went, for the report.
+	Steps []Step
+}
+
+// Step is a part of a cluster's creation and what it took.
+type Step struct {
+	Name    string
+	Seconds float64
 }
 
 // Provider creates, inspects and removes one cluster.

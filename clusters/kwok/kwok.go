@@ -154,14 +154,22 @@ func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
 	if err := os.WriteFile(confPath, conf, 0o644); err != nil {
 		return nil, err
 	}
+	var steps []clusters.Step
+	t := time.Now()
+	step := func(name string) {
+		steps = append(steps, clusters.Step{Name: name, Seconds: time.Since(t).Seconds()})
+		t = time.Now()
+	}
 	// --kubeconfig keeps kwokctl away from the user's ~/.kube/config.
 	kubeconfig, err := p.e2e.Create(ctx, "--config", confPath, "--kubeconfig", p.kubeconfig())
 	if err != nil {
 		return nil, fmt.Errorf("creating kwok cluster %s: %w", p.opts.Name, err)
 	}
+	step("control plane up (kwokctl create cluster)")
 	if err := p.kwokctl(ctx, "scale", "node", "--replicas", strconv.Itoa(p.opts.Nodes)); err != nil {
 		return nil, fmt.Errorf("adding %d simulated nodes: %w", p.opts.Nodes, err)
 	}
+	step("simulated nodes added")
 	// e2e-framework writes the kubeconfig to a temp file; keep ours, beside the
 	// other run files, and drop the temp one.
 	data, err := os.ReadFile(kubeconfig)
@@ -176,9 +184,12 @@ func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	step("connected")
 	if err := CreateClasses(ctx, c.REST); err != nil {
 		return nil, fmt.Errorf("kwok cluster %s: %w", p.opts.Name, err)
 	}
+	step("default classes created")
+	c.Steps = steps
 	return c, nil
 }
 
