@@ -17,19 +17,10 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/kube"
 )
 
-// normalizedManifests are an application's generated manifests with what
-// differs between two applications of the same source taken out: Argo CD's
-// tracking metadata, and the application's name (also its release name and
-// namespace), which becomes APP. They are YAML, sorted.
-func normalizedManifests(c *dsl.Consequences, app string) []string {
-	ginkgo.GinkgoHelper()
-	raw, err := c.Manifests(true)
-	return normalized(raw, err, app)
-}
-
-// nativeAndPlugin are the normalizedManifests of a native and a plugin
-// application, generated at once: the two renders share nothing, and each
-// spends most of its time waiting (on git, the repo-server, a process).
+// nativeAndPlugin are the generated manifests of a native and a plugin
+// application, asked for at once (uncached: the two renders share nothing,
+// and each spends most of its time waiting on git, the repo-server, a
+// process), then normalized.
 func nativeAndPlugin(native, plugin *dsl.Consequences, nativeApp, pluginApp string) (want, got []string) {
 	ginkgo.GinkgoHelper()
 	var raw [2][]string
@@ -42,6 +33,10 @@ func nativeAndPlugin(native, plugin *dsl.Consequences, nativeApp, pluginApp stri
 	return normalized(raw[0], errs[0], nativeApp), normalized(raw[1], errs[1], pluginApp)
 }
 
+// normalized are an application's generated manifests with what differs
+// between two applications of the same source taken out: Argo CD's tracking
+// metadata, and the application's name (also its release name and
+// namespace), which becomes APP. They are YAML, sorted.
 func normalized(raw []string, err error, app string) []string {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "manifests of %s", app)
