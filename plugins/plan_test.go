@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-conformance/cmp-conformance/plugins/faulty"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -323,5 +324,31 @@ func TestExtensionWitness(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "witness.yaml"), w+"image: true\n")
 	if _, err := LoadWitness(filepath.Join(dir, "witness.yaml")); err == nil || !strings.Contains(err.Error(), "extension folder") {
 		t.Errorf("an extension witness with image: true: %v, want refused", err)
+	}
+}
+
+// The faulty-generate role runs under a low gRPC limit wherever it is bound
+// (the reference, its witnesses), and no other role gets the setting: a
+// subject's limit is its own.
+func TestFaultyGenerateRunsUnderTheLowGRPCLimit(t *testing.T) {
+	plan, err := CataloguePlan("..", nil, true, ProfileCatalogue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := faulty.GRPCMaxSizeEnv + "=4"
+	seen := 0
+	for _, b := range plan.Bindings {
+		for role, sub := range b.Subjects {
+			has := slices.Contains(sub.Plugin.Env, want)
+			if has != (role == conformance.RoleFaultyGenerate) {
+				t.Errorf("%s: role %s has env %v", b.Name, role, sub.Plugin.Env)
+			}
+			if has {
+				seen++
+			}
+		}
+	}
+	if seen < 2 { // the reference and faulty-hides-faults at least
+		t.Errorf("the limit was set on %d plugins, want the reference's and its witnesses'", seen)
 	}
 }

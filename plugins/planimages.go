@@ -38,6 +38,7 @@ func (p *Plan) BindImage(ctx context.Context, role conformance.Role, ref, output
 	if role == conformance.RoleService {
 		pl.Service = &argocd.Service{}
 	}
+	pl.Env = append(pl.Env, RoleEnv(role)...)
 	p.replace(role, pl)
 	return nil
 }

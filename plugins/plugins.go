@@ -8,10 +8,12 @@ package plugins
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/extension"
+	"github.com/cmp-conformance/cmp-conformance/plugins/faulty"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
@@ -51,7 +53,20 @@ func LoadSubject(role conformance.Role, dir string) (conformance.Subject, error)
 	if role == conformance.RoleService {
 		p.Service = &argocd.Service{}
 	}
+	p.Env = append(p.Env, RoleEnv(role)...)
 	return conformance.Subject{Role: role, Plugin: p}, err
+}
+
+// RoleEnv is what the harness adds to the sidecar environment of a plugin
+// playing role, as an operator sets a sidecar's: the faulty-generate role
+// runs under a gRPC limit of GRPCMaxSizeMB, so that FAULT-004's output
+// over the limit is 5 MiB to generate and carry, not 101 (argocd-cmp-server
+// reads it from v2.14 at the latest; FAULT-004's versions say so).
+func RoleEnv(role conformance.Role) []string {
+	if role == conformance.RoleFaultyGenerate {
+		return []string{faulty.GRPCMaxSizeEnv + "=" + strconv.Itoa(faulty.GRPCMaxSizeMB)}
+	}
+	return nil
 }
 
 // Roles are the reference roles, in name order.

@@ -121,6 +121,7 @@ func readWitness(file string) (Loaded, error) {
 	case len(w.Bridge) > 0:
 		return Loaded{}, fmt.Errorf("bridge is for role %s only (role is %s)", conformance.RoleService, w.Role)
 	}
+	p.Env = append(p.Env, RoleEnv(w.Role)...)
 	failsWith, err := w.reasons()
 	if err != nil {
 		return Loaded{}, err

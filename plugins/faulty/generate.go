@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/cmp-conformance/cmp-conformance/plugins/plain"
@@ -26,13 +27,31 @@ const (
 	// FaultEmpty prints nothing and exits 0: a failing pipeline without
 	// pipefail (argo-cd#15339).
 	FaultEmpty = "empty"
-	// FaultHuge prints more than Argo CD carries: one ConfigMap of HugeBytes
-	// (the CMP gRPC limit, ARGOCD_GRPC_MAX_SIZE_MB, defaults to 100 MiB).
+	// FaultHuge prints more than Argo CD carries: one ConfigMap of
+	// HugeBytes (one MiB over the gRPC limit the cmp-server is under).
 	FaultHuge = "huge"
 )
 
-// HugeBytes is the size of the huge fault's ConfigMap value.
-const HugeBytes = 101 << 20
+// GRPCMaxSizeEnv is the environment variable argocd-cmp-server reads its
+// gRPC message limit from, in MiB (100 when unset); a plugin's commands
+// inherit the cmp-server's environment, so the huge fault reads it too.
+const GRPCMaxSizeEnv = "ARGOCD_GRPC_MAX_SIZE_MB"
+
+// GRPCMaxSizeMB is the limit the reference faulty-generate plugin runs
+// under (its sidecar's GRPCMaxSizeEnv; gRPC's own default), so that more
+// than Argo CD carries is 5 MiB rather than 101: what FAULT-004 judges is
+// Argo CD's answer to output over the limit, whatever the limit.
+const GRPCMaxSizeMB = 4
+
+// HugeBytes is the size of the huge fault's ConfigMap value under the
+// limit named by GRPCMaxSizeEnv's value env ("" for the default).
+func HugeBytes(env string) int {
+	limit, err := strconv.Atoi(env)
+	if err != nil || limit <= 0 {
+		limit = 100
+	}
+	return (limit + 1) << 20
+}
 
 // ReadFault returns the fault dir's FaultFile names ("" for none).
 func ReadFault(dir string) (string, error) {
@@ -52,6 +71,10 @@ const StopRecordEnv = "ARGOCD_ENV_STOP_RECORD"
 // FaultFile names. hang and crash are given by the caller (they act on the
 // process); the others are written to w.
 func Generate(dir string, w io.Writer, hang, crash func()) error {
+	return generateUnder(dir, w, hang, crash, os.Getenv(GRPCMaxSizeEnv))
+}
+
+func generateUnder(dir string, w io.Writer, hang, crash func(), limit string) error {
 	fault, err := ReadFault(dir)
 	if err != nil {
 		return err
@@ -83,7 +106,7 @@ func Generate(dir string, w io.Writer, hang, crash func()) error {
 			return err
 		}
 		chunk := bytes.Repeat([]byte("x"), 1<<20)
-		for i := 0; i < HugeBytes>>20; i++ {
+		for i := 0; i < HugeBytes(limit)>>20; i++ {
 			if _, err := w.Write(chunk); err != nil {
 				return err
 			}

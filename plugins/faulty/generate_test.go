@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,9 +57,17 @@ func TestGenerateFaults(t *testing.T) {
 	if err != nil || yaml.Unmarshal([]byte(docs[len(docs)-1]), &obj) == nil {
 		t.Errorf("invalid-yaml: last document parses (err %v): %q", err, out)
 	}
+	// Over the limit the cmp-server is under, by one MiB: its environment's,
+	// which the plugin inherits, else Argo CD's default of 100 MiB.
+	t.Setenv(GRPCMaxSizeEnv, strconv.Itoa(GRPCMaxSizeMB))
 	out, _, _, err = generate(t, FaultHuge)
-	if err != nil || len(out) < HugeBytes {
-		t.Errorf("huge: %d bytes (err %v), want more than %d", len(out), err, HugeBytes)
+	if want := (GRPCMaxSizeMB + 1) << 20; err != nil || len(out) < want || len(out) > want+1<<20 {
+		t.Errorf("huge under %d MiB: %d bytes (err %v), want just over %d", GRPCMaxSizeMB, len(out), err, want)
+	}
+	for env, want := range map[string]int{"": 101 << 20, "junk": 101 << 20, "0": 101 << 20, "200": 201 << 20} {
+		if got := HugeBytes(env); got != want {
+			t.Errorf("HugeBytes(%q) = %d, want %d", env, got, want)
+		}
 	}
 	if _, _, _, err := generate(t, "explode"); err == nil || !strings.Contains(err.Error(), "unknown fault") {
 		t.Errorf("unknown fault: %v", err)
