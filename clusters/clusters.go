@@ -22,6 +22,24 @@ type Cluster struct {
 	KubernetesVersion string
 	// Steps are where the creation's time went, for the report.
 	Steps []Step
+	// Rest, when set, is what the provider still does after Create
+	// returned a cluster that answers but has not settled (its nodes,
+	// say): Settle waits for it, and it returns its steps.
+	Rest func(ctx context.Context) ([]Step, error)
+}
+
+// Settle waits for what Create left under way, adds its steps, and says
+// whether it went well. Anything that needs the whole cluster (a check, a
+// pod on a node) comes after it; an install that needs only the API server
+// need not wait. It is safe to call more than once.
+func (c *Cluster) Settle(ctx context.Context) error {
+	if c.Rest == nil {
+		return nil
+	}
+	steps, err := c.Rest(ctx)
+	c.Steps = append(c.Steps, steps...)
+	c.Rest = nil
+	return err
 }
 
 // Step is a part of a cluster's creation and what it took.

@@ -119,6 +119,9 @@ func TestStagesLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := c.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("cluster up in %.1fs", time.Since(start).Seconds())
 	// Nothing of the cluster may be reachable from the host's network:
 	// kwokctl binds to 0.0.0.0 unless told otherwise (etcd has no auth).
