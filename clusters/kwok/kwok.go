@@ -7,6 +7,7 @@ package kwok
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,8 +19,10 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"sigs.k8s.io/e2e-framework/support"
@@ -227,6 +230,11 @@ func (p *Provider) settle(ctx context.Context, c *clusters.Cluster) func(context
 		})
 	}
 	part("API server healthy", func() error { return waitHealthy(ctx, cfg, p.opts.Wait) })
+	var restarted []string
+	part("controllers running", func() (err error) {
+		restarted, err = p.waitControllers(ctx, cfg)
+		return err
+	})
 	part("simulated nodes added", func() error {
 		if err := p.kwokctl(ctx, "scale", "node", "--replicas", strconv.Itoa(p.opts.Nodes)); err != nil {
 			return fmt.Errorf("adding %d simulated nodes: %w", p.opts.Nodes, err)
@@ -249,9 +257,71 @@ func (p *Provider) settle(ctx context.Context, c *clusters.Cluster) func(context
 		case <-wctx.Done():
 			return nil, wctx.Err()
 		}
+		if len(restarted) > 0 {
+			steps = append(steps, clusters.Step{Name: "started again after exiting: " + strings.Join(restarted, ", ")})
+		}
 		slices.SortFunc(steps, func(a, b clusters.Step) int { return strings.Compare(a.Name, b.Name) })
 		return steps, errors.Join(errs...)
 	}
+}
+
+// waitControllers waits until kube-controller-manager runs its controllers:
+// the default ServiceAccount of namespace default exists, which its
+// serviceaccount controller makes. kube-controller-manager exits when the
+// API server is not healthy within 10 s of its taking the lead (seen under
+// load, the rbac/bootstrap-roles hook still running), and kwokctl does not
+// start it again: a cluster without its job and deployment controllers,
+// whose Jobs and Deployments never progress, would fail checks for a
+// reason of the harness's. So while they have not come, every few seconds
+// `kwokctl start cluster` starts whichever component is not running (it
+// leaves the others alone); it returns the components it started again.
+func (p *Provider) waitControllers(ctx context.Context, cfg *rest.Config) ([]string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var restarted []string
+	tried := time.Now()
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, p.opts.Wait, true, func(ctx context.Context) (bool, error) {
+		if _, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{}); err == nil {
+			return true, nil
+		}
+		if time.Since(tried) < restartEvery {
+			return false, nil
+		}
+		tried = time.Now()
+		out, err := p.kwokctlOutput(ctx, "start", "cluster", "-v=debug")
+		if err != nil {
+			return false, err
+		}
+		restarted = append(restarted, startedComponents(out)...)
+		return false, nil
+	})
+	if err != nil {
+		return restarted, fmt.Errorf("kube-controller-manager did not run its controllers within %s (no default ServiceAccount): %w", p.opts.Wait, err)
+	}
+	return restarted, nil
+}
+
+// restartEvery is how long the controllers may take to come before a
+// component that exited is looked for: they come in 2 to 4 s here; one
+// that is slower only costs a kwokctl run that starts nothing.
+const restartEvery = 5 * time.Second
+
+// startedComponents names the components kwokctl's debug log says it
+// started ("Starting component").
+func startedComponents(log []byte) []string {
+	var out []string
+	for _, line := range bytes.Split(log, []byte("\n")) {
+		var entry struct {
+			Msg       string `json:"msg"`
+			Component string `json:"component"`
+		}
+		if json.Unmarshal(line, &entry) == nil && entry.Msg == "Starting component" && entry.Component != "" {
+			out = append(out, entry.Component)
+		}
+	}
+	return out
 }
 
 // waitHealthy waits up to d for the API server's /healthz to say ok (its
@@ -278,13 +348,18 @@ func waitHealthy(ctx context.Context, cfg *rest.Config, d time.Duration) error {
 }
 
 func (p *Provider) kwokctl(ctx context.Context, args ...string) error {
+	_, err := p.kwokctlOutput(ctx, args...)
+	return err
+}
+
+func (p *Provider) kwokctlOutput(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, p.opts.Kwokctl, append([]string{"--name", p.opts.Name}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("kwokctl %v: %w: %s", args, err, out.String())
+		return nil, fmt.Errorf("kwokctl %v: %w: %s", args, err, out.String())
 	}
-	return nil
+	return out.Bytes(), nil
 }
 
 // ExportLogs writes etcd, kube-* and kwok-controller logs under dir.

@@ -340,3 +340,59 @@ func listeners(t *testing.T, port int) []string {
 	}
 	return out
 }
+
+// TestControllerManagerStartedAgain kills kube-controller-manager as soon as
+// the cluster answers, as its own exit does when the API server is not
+// healthy in time: Settle must start it again and wait for its controllers
+// (the default ServiceAccount), and say so. CMPC_KWOK_PROBE_TOOLS as above.
+func TestControllerManagerStartedAgain(t *testing.T) {
+	root := os.Getenv("CMPC_KWOK_PROBE_TOOLS")
+	if root == "" {
+		t.Skip("CMPC_KWOK_PROBE_TOOLS not set")
+	}
+	name := "cmpc-probe-kcm-" + strconv.Itoa(os.Getpid())
+	p, err := New(Options{
+		Name: name, Kwokctl: probeBinary(t, root, "kwokctl"), KwokController: probeBinary(t, root, "kwok"),
+		KubeAPIServer: probeBinary(t, root, "kube-apiserver"), KubeControllerManager: probeBinary(t, root, "kube-controller-manager"),
+		KubeScheduler: probeBinary(t, root, "kube-scheduler"), Etcd: probeBinary(t, root, "etcd"),
+		KubeVersion: "v1.34.4", EtcdVersion: "v3.6.5", Dir: t.TempDir(), PortBase: 28100, Wait: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Destroy(context.Background()); err != nil {
+			t.Errorf("destroy: %v", err)
+		}
+	})
+	ctx := context.Background()
+	c, err := p.Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, _ := os.UserHomeDir()
+	pid, err := os.ReadFile(filepath.Join(home, ".kwok", "clusters", name, "pids", "kube-controller-manager.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("kill", "-9", strings.TrimSpace(string(pid))).CombinedOutput(); err != nil {
+		t.Fatalf("kill: %v: %s", err, out)
+	}
+	if err := c.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var said bool
+	for _, s := range c.Steps {
+		said = said || strings.Contains(s.Name, "started again after exiting: kube-controller-manager")
+	}
+	if !said {
+		t.Errorf("steps %+v do not say kube-controller-manager was started again", c.Steps)
+	}
+	cs, err := kubernetes.NewForConfig(c.REST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{}); err != nil {
+		t.Errorf("no default ServiceAccount after Settle: %v", err)
+	}
+}

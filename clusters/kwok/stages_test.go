@@ -156,3 +156,19 @@ func TestStagesNameTheClasses(t *testing.T) {
 		}
 	}
 }
+
+// startedComponents reads kwokctl's debug log: only the components it says
+// it started count, not those it found running.
+func TestStartedComponents(t *testing.T) {
+	log := []byte(`{"time":"t","level":"DEBUG","msg":"Component already started","cluster":"c","component":"etcd"}
+not json
+{"time":"t","level":"DEBUG","msg":"Starting component","cluster":"c","component":"kube-controller-manager"}
+{"time":"t","level":"INFO","msg":"Cluster is started","cluster":"c"}
+`)
+	if got := startedComponents(log); len(got) != 1 || got[0] != "kube-controller-manager" {
+		t.Errorf("startedComponents = %v, want [kube-controller-manager]", got)
+	}
+	if got := startedComponents(nil); len(got) != 0 {
+		t.Errorf("startedComponents(nil) = %v", got)
+	}
+}
