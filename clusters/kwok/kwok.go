@@ -24,7 +24,6 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-
 	"sigs.k8s.io/e2e-framework/support"
 	e2ekwok "sigs.k8s.io/e2e-framework/support/kwok"
 	"sigs.k8s.io/yaml"
