@@ -326,15 +326,24 @@ EXAMPLES_EXPECT = expect() { $(BIN) report expect examples/$$1/_output/reports/l
 ## module; plugins/upstream/corpus.yaml) as their authors would ship them (a Debian image),
 ## on the samples and environment of their upstream tests, each against the level and
 ## failed checks derived from that test's assertions. Each log under _output/upstream/<name>.
+## On the embedded runtime UPSTREAM_AT_ONCE (3) certifications run side by side, each with
+## its own ports from UPSTREAM_PORT_BASE (100 apart); elsewhere one after another.
+UPSTREAM_PORT_BASE ?= 20080
+UPSTREAM_AT_ONCE ?= $(if $(filter embedded,$(RUNTIME)),3,1)
+# One certification: $$0 name, $$1 port base, $$2 image, $$3 samples, $$4 level,
+# $$5 failed checks, then RUN_FLAGS. TERM waits for certify's own teardown.
+UPSTREAM_ONE = out=$(OUTPUT)/upstream/$$0; s=$$(date +%s); trap "exit 143" INT TERM; \
+	$(BIN) certify --runtime $(RUNTIME) --output $$out --port-base $$1 --image $$2 --samples $$3 "$${@:6}" >$$out/certify.log 2>&1; \
+	if $(BIN) report expect $$out/reports/latest --level "$$4" $${5:+--failed $$5}; then \
+	  echo "upstream: $$0: $$4 as expected ($$(( $$(date +%s) - s ))s)"; else tail -40 $$out/certify.log; exit 1; fi
 upstream: tools
 	$(BIN) images build --upstream --output $(OUTPUT)
-	@failed=""; while IFS=$$'\t' read -r name image samples level fails; do \
-	  out=$(OUTPUT)/upstream/$$name; start=$$(date +%s); \
-	  $(BIN) certify --runtime $(RUNTIME) --output $$out --image $$image --samples $$samples $(RUN_FLAGS) >$$out/certify.log 2>&1; \
-	  if $(BIN) report expect $$out/reports/latest --level "$$level" $${fails:+--failed $$fails}; then \
-	    echo "upstream: $$name: $$level as expected ($$(( $$(date +%s) - start ))s)"; \
-	  else failed="$$failed $$name"; tail -40 $$out/certify.log; fi; \
-	done < $(OUTPUT)/upstream/plan.tsv; \
+	@$(SIDE_JOBS); base=$(UPSTREAM_PORT_BASE); n=0; \
+	while IFS=$$'\t' read -r name image samples level fails; do \
+	  start $$name TERM 0 bash -c '$(UPSTREAM_ONE)' $$name $$base $$image $$samples "$$level" "$$fails" $(RUN_FLAGS); \
+	  base=$$((base + 100)); n=$$((n + 1)); \
+	  if [ $$n -ge $(UPSTREAM_AT_ONCE) ]; then finish; jobs=""; n=0; fi; \
+	done < $(OUTPUT)/upstream/plan.tsv; finish; \
 	if [ -n "$$failed" ]; then echo "upstream plugins not as their tests say:$$failed"; exit 1; fi
 
 ## matrix: the self-test at every other version of the matrix, and the other upgrade paths
