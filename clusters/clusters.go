@@ -22,10 +22,10 @@ type Cluster struct {
 	KubernetesVersion string
 	// Steps are where the creation's time went, for the report.
 	Steps []Step
-	// Rest, when set, is what the provider still does after Create
+	// Settling, when set, is what the provider still does after Create
 	// returned a cluster that answers but has not settled (its nodes,
 	// say): Settle waits for it, and it returns its steps.
-	Rest func(ctx context.Context) ([]Step, error)
+	Settling func(ctx context.Context) ([]Step, error)
 }
 
 // Settle waits for what Create left under way, adds its steps, and says
@@ -33,12 +33,12 @@ type Cluster struct {
 // pod on a node) comes after it; an install that needs only the API server
 // need not wait. It is safe to call more than once.
 func (c *Cluster) Settle(ctx context.Context) error {
-	if c.Rest == nil {
+	if c.Settling == nil {
 		return nil
 	}
-	steps, err := c.Rest(ctx)
+	steps, err := c.Settling(ctx)
 	c.Steps = append(c.Steps, steps...)
-	c.Rest = nil
+	c.Settling = nil
 	return err
 }
 

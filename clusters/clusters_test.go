@@ -11,7 +11,7 @@ import (
 func TestSettleWaitsOnce(t *testing.T) {
 	calls := 0
 	boom := errors.New("nodes not added")
-	c := &Cluster{Steps: []Step{{Name: "answering", Seconds: 1}}, Rest: func(context.Context) ([]Step, error) {
+	c := &Cluster{Steps: []Step{{Name: "answering", Seconds: 1}}, Settling: func(context.Context) ([]Step, error) {
 		calls++
 		return []Step{{Name: "healthy", Seconds: 2}}, boom
 	}}

@@ -35,11 +35,7 @@ func (p *Plan) BindImage(ctx context.Context, role conformance.Role, ref, output
 	if err != nil {
 		return err
 	}
-	if role == conformance.RoleService {
-		pl.Service = &argocd.Service{}
-	}
-	pl.Env = append(pl.Env, RoleEnv(role)...)
-	p.replace(role, pl)
+	p.replace(role, asRole(role, pl))
 	return nil
 }
 

@@ -50,11 +50,17 @@ func LoadSubject(role conformance.Role, dir string) (conformance.Subject, error)
 		return conformance.Subject{Role: role, Extension: e}, err
 	}
 	p, err := argocd.LoadPlugin(dir)
+	return conformance.Subject{Role: role, Plugin: asRole(role, p)}, err
+}
+
+// asRole readies p to play role as the harness runs that role: the service
+// role served over the network, with RoleEnv in its environment.
+func asRole(role conformance.Role, p argocd.Plugin) argocd.Plugin {
 	if role == conformance.RoleService {
 		p.Service = &argocd.Service{}
 	}
 	p.Env = append(p.Env, RoleEnv(role)...)
-	return conformance.Subject{Role: role, Plugin: p}, err
+	return p
 }
 
 // RoleEnv is what the harness adds to the sidecar environment of a plugin

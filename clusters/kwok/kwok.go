@@ -209,12 +209,12 @@ func (p *Provider) Create(ctx context.Context) (*clusters.Cluster, error) {
 	}
 	step("connected")
 	c.Steps = steps
-	c.Rest = p.settle(ctx, c)
+	c.Settling = p.settle(ctx, c)
 	return c, nil
 }
 
 // settle starts, side by side, what the cluster needs beyond an API server
-// that answers, and returns the wait for it (Cluster.Rest).
+// that answers, and returns the wait for it (Cluster.Settling).
 func (p *Provider) settle(ctx context.Context, c *clusters.Cluster) func(context.Context) ([]clusters.Step, error) {
 	done := make(chan struct{})
 	p.settled = done

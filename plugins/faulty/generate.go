@@ -71,10 +71,6 @@ const StopRecordEnv = "ARGOCD_ENV_STOP_RECORD"
 // FaultFile names. hang and crash are given by the caller (they act on the
 // process); the others are written to w.
 func Generate(dir string, w io.Writer, hang, crash func()) error {
-	return generateUnder(dir, w, hang, crash, os.Getenv(GRPCMaxSizeEnv))
-}
-
-func generateUnder(dir string, w io.Writer, hang, crash func(), limit string) error {
 	fault, err := ReadFault(dir)
 	if err != nil {
 		return err
@@ -106,7 +102,7 @@ func generateUnder(dir string, w io.Writer, hang, crash func(), limit string) er
 			return err
 		}
 		chunk := bytes.Repeat([]byte("x"), 1<<20)
-		for i := 0; i < HugeBytes(limit)>>20; i++ {
+		for i := 0; i < HugeBytes(os.Getenv(GRPCMaxSizeEnv))>>20; i++ {
 			if _, err := w.Write(chunk); err != nil {
 				return err
 			}
