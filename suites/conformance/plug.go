@@ -214,14 +214,41 @@ var plugTimeBudget = Check{
 			// Timed as Argo CD's manifests API answers with its cache
 			// bypassed: the plugin's generation, plus the repo-server's
 			// checkout and streaming of the sample (milliseconds here).
-			start := time.Now()
-			_, err := then.Manifests(true)
-			took := time.Since(start)
+			// A generation over the budget is timed again, up to
+			// timeBudgetTries in all, and the fastest is judged: the load
+			// of the machine a certification runs on (an author's go test
+			// beside other packages, a CI runner) only adds to a plugin's
+			// time, so the fastest is the nearest to what the plugin takes.
+			tries, err := timeGenerations(budget, func() (time.Duration, error) {
+				start := time.Now()
+				_, err := then.Manifests(true)
+				return time.Since(start).Round(time.Millisecond), err
+			})
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "generating sample %s", sm.Name)
-			observe("sample %s generated in %s (budget %s)", sm.Name, took.Round(time.Millisecond), budget)
-			gomega.Expect(took).To(gomega.BeNumerically("<=", budget), "sample %s took %s to generate, over the declared budget of %s", sm.Name, took.Round(time.Millisecond), budget)
+			took := slices.Min(tries)
+			observe("sample %s generated in %s (budget %s; generations timed: %v)", sm.Name, took, budget, tries)
+			gomega.Expect(took).To(gomega.BeNumerically("<=", budget), "sample %s took %s to generate, over the declared budget of %s (the fastest of %d generations: %v)", sm.Name, took, budget, len(tries), tries)
 		}
 	},
+}
+
+// timeBudgetTries is how many generations PLUG-009 times at most: a
+// sample is over its budget only when each of them is.
+const timeBudgetTries = 3
+
+// timeGenerations times generate until one is within budget, at most
+// timeBudgetTries times, and returns each time taken; it stops at the first
+// error.
+func timeGenerations(budget time.Duration, generate func() (time.Duration, error)) ([]time.Duration, error) {
+	var tries []time.Duration
+	for len(tries) < timeBudgetTries && (len(tries) == 0 || slices.Min(tries) > budget) {
+		took, err := generate()
+		if err != nil {
+			return tries, err
+		}
+		tries = append(tries, took)
+	}
+	return tries, nil
 }
 
 // Profile is the plugin profile: the checks `certify` runs.
