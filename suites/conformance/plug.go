@@ -241,12 +241,14 @@ const timeBudgetTries = 3
 // error.
 func timeGenerations(budget time.Duration, generate func() (time.Duration, error)) ([]time.Duration, error) {
 	var tries []time.Duration
-	for len(tries) < timeBudgetTries && (len(tries) == 0 || slices.Min(tries) > budget) {
+	for range timeBudgetTries {
 		took, err := generate()
 		if err != nil {
 			return tries, err
 		}
-		tries = append(tries, took)
+		if tries = append(tries, took); took <= budget {
+			break
+		}
 	}
 	return tries, nil
 }
