@@ -164,6 +164,53 @@ func (g *Group) Slowest() (string, time.Duration) {
 	return g.slowest, g.slowestTook
 }
 
+// StopSome stops the members named in graces at once (the latest of each
+// name, each within its grace) and forgets those it stopped, as StopOne does
+// one: an upgrade's hop stops every process of Argo CD's binary together, as
+// a rollout replaces their pods, in the time of the slowest.
+func (g *Group) StopSome(graces map[string]time.Duration) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	latest := map[string]int{}
+	for i, m := range g.members {
+		if _, ok := graces[m.entry.Name]; ok && m.proc != nil {
+			latest[m.entry.Name] = i
+		}
+	}
+	var errs []error
+	for name := range graces {
+		if _, ok := latest[name]; !ok {
+			errs = append(errs, fmt.Errorf("no running process named %s", name))
+		}
+	}
+	stopErrs := make(map[int]error, len(latest))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, i := range latest {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := g.members[i]
+			err := m.proc.Stop(m.entry.grace(graces[name]))
+			mu.Lock()
+			stopErrs[i] = err
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	kept := g.members[:0:0]
+	for i, m := range g.members {
+		if err, stopped := stopErrs[i]; stopped && err == nil {
+			continue
+		} else if stopped {
+			errs = append(errs, err)
+		}
+		kept = append(kept, m)
+	}
+	g.members = kept
+	return errors.Join(append(errs, g.writeLocked())...)
+}
+
 // StopOne stops the member named name (the latest, if started twice) and
 // forgets it, so that it can be started again under the same name: a plugin
 // service restarted in the middle of a run.

@@ -209,6 +209,48 @@ func TestGroupStopsAdoptedDaemon(t *testing.T) {
 	}
 }
 
+// TestGroupStopSomeAtOnce: the named members, each a second to end after
+// SIGTERM, stop together in about a second; the others keep running and stay
+// in the state; a name that runs nothing is an error.
+func TestGroupStopSomeAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	g := NewGroup(filepath.Join(dir, "state.json"))
+	t.Cleanup(func() { _ = g.Stop(time.Second) })
+	procs := map[string]*Process{}
+	for _, name := range []string{"first", "second", "other"} {
+		spec := shSpec(t, name, `trap 'sleep 1; exit 0' TERM; sleep 300 & echo ready; wait`)
+		p, err := g.Start(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitLog(t, p, spec.LogPath, "ready")
+		procs[name] = p
+	}
+	start := time.Now()
+	if err := g.StopSome(map[string]time.Duration{"first": 5 * time.Second, "second": 5 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 1800*time.Millisecond {
+		t.Errorf("stopping two members took %s: one after another, not at once", took)
+	}
+	if running(procs["first"].PID()) || running(procs["second"].PID()) {
+		t.Error("a named member still runs after StopSome")
+	}
+	if !running(procs["other"].PID()) {
+		t.Error("StopSome stopped a member it was not given")
+	}
+	live, err := LiveFromState(filepath.Join(dir, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(live) != 1 || live[0] != "other" {
+		t.Errorf("the state holds %v, want only other", live)
+	}
+	if err := g.StopSome(map[string]time.Duration{"first": time.Second}); err == nil {
+		t.Error("StopSome of a stopped member succeeded")
+	}
+}
+
 func TestGroupStopOneThenStartAgain(t *testing.T) {
 	dir := t.TempDir()
 	g := NewGroup(filepath.Join(dir, "state.json"))
