@@ -165,9 +165,9 @@ func (g *Group) Slowest() (string, time.Duration) {
 }
 
 // StopSome stops the members named in graces at once (the latest of each
-// name, each within its grace) and forgets those it stopped, as StopOne does
-// one: an upgrade's hop stops every process of Argo CD's binary together, as
-// a rollout replaces their pods, in the time of the slowest.
+// name, each within its grace) and forgets those it stopped: an upgrade's hop
+// stops every process of Argo CD's binary together, as a rollout replaces
+// their pods, in the time of the slowest.
 func (g *Group) StopSome(graces map[string]time.Duration) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -183,28 +183,25 @@ func (g *Group) StopSome(graces map[string]time.Duration) error {
 			errs = append(errs, fmt.Errorf("no running process named %s", name))
 		}
 	}
-	stopErrs := make(map[int]error, len(latest))
-	var mu sync.Mutex
+	stopped := make([]bool, len(g.members))
+	stopErrs := make([]error, len(g.members))
 	var wg sync.WaitGroup
 	for name, i := range latest {
+		stopped[i] = true
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			m := g.members[i]
-			err := m.proc.Stop(m.entry.grace(graces[name]))
-			mu.Lock()
-			stopErrs[i] = err
-			mu.Unlock()
+			stopErrs[i] = m.proc.Stop(m.entry.grace(graces[name]))
 		}()
 	}
 	wg.Wait()
-	kept := g.members[:0:0]
+	var kept []member
 	for i, m := range g.members {
-		if err, stopped := stopErrs[i]; stopped && err == nil {
+		if stopped[i] && stopErrs[i] == nil {
 			continue
-		} else if stopped {
-			errs = append(errs, err)
 		}
+		errs = append(errs, stopErrs[i])
 		kept = append(kept, m)
 	}
 	g.members = kept
@@ -215,19 +212,7 @@ func (g *Group) StopSome(graces map[string]time.Duration) error {
 // forgets it, so that it can be started again under the same name: a plugin
 // service restarted in the middle of a run.
 func (g *Group) StopOne(name string, grace time.Duration) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for i, m := range slices.Backward(g.members) {
-		if m.entry.Name != name || m.proc == nil {
-			continue
-		}
-		if err := m.proc.Stop(m.entry.grace(grace)); err != nil {
-			return err
-		}
-		g.members = slices.Delete(g.members, i, i+1)
-		return g.writeLocked()
-	}
-	return fmt.Errorf("no running process named %s", name)
+	return g.StopSome(map[string]time.Duration{name: grace})
 }
 
 func (g *Group) writeLocked() error {

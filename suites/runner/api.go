@@ -161,8 +161,7 @@ func DSL(env *environment.Environment, api *API) (*dsl.Env, error) {
 	e := dsl.Env{Apps: api.Apps, Repos: api.Repos, RepoCreds: api.RepoCreds, Accounts: api.Accounts, AppsAs: api.As, Kube: kc, Clientset: cs, Git: env.Git, Sources: env.Sources,
 		ArgoCDVersion: env.Tools.ArgoCDVersion, KubernetesVersion: env.Cluster.KubernetesVersion, Runtime: env.Config.Runtime,
 		CLIPath: env.Tools.Binaries[toolchain.ArgoCD].Path, Token: api.Token,
-		// Teardown deletes a cluster the run made (not one it was given).
-		LeaveNamespaces: env.Provider != nil && env.Config.Runtime != environment.RuntimeExisting}
+		LeaveNamespaces: env.DeletesCluster()}
 	if in := env.Installed; in != nil {
 		e.ArgoCDNamespace, e.ServerURL = in.Namespace, "https://"+in.ServerAddr
 		e.PluginFiles, e.RepoServer, e.Controller = in, in, in
