@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -44,5 +45,38 @@ func TestWrite(t *testing.T) {
 	}
 	if err := Write(filepath.Join(dir, "missing", "f"), nil, 0o644); err == nil {
 		t.Error("writing into a missing folder succeeded")
+	}
+}
+
+func TestCopyLeavesTheOldFileToItsReaders(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
+	if err := os.WriteFile(src, []byte("new program"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, []byte("old program"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A reader of the old file (as a running program holds its file):
+	// what it reads must not change under it.
+	old, err := os.Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if err := Copy(src, dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(dst); string(data) != "new program" {
+		t.Errorf("dst holds %q, want the copy", data)
+	}
+	if data, _ := io.ReadAll(old); string(data) != "old program" {
+		t.Errorf("the old file's reader sees %q, want the old content (written in place?)", data)
+	}
+	if info, err := os.Stat(dst); err != nil || info.Mode().Perm() != 0o755 {
+		t.Errorf("mode %v (%v), want 0755", info.Mode(), err)
+	}
+	if err := Copy(filepath.Join(dir, "missing"), dst, 0o755); err == nil {
+		t.Error("copying a missing file succeeded")
 	}
 }

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -20,4 +21,19 @@ func TryLock(path string) (*os.File, error) {
 		return nil, nil // held elsewhere: the callers try another
 	}
 	return f, nil
+}
+
+// Lock takes an exclusive lock on the file at path (made if missing),
+// waiting for its holder, and returns what releases it. As with TryLock,
+// the kernel drops it when the process ends, however it ends.
+func Lock(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
