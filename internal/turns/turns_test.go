@@ -3,7 +3,9 @@ package turns
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,18 +14,18 @@ import (
 func TestTakeWaitsForAFreeTurn(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	a, err := Take(ctx, dir, 2, "run a", nil)
+	a, err := Take(ctx, dir, 2, "run a", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Take(ctx, dir, 2, "run b", nil)
+	b, err := Take(ctx, dir, 2, "run b", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	told := make(chan []string, 1)
 	got := make(chan *Turn)
 	go func() {
-		c, err := Take(ctx, dir, 2, "run c", func(h []string) { told <- h })
+		c, err := Take(ctx, dir, 2, "run c", false, func(h []string) { told <- h })
 		if err != nil {
 			t.Error(err)
 		}
@@ -50,14 +52,14 @@ func TestTakeWaitsForAFreeTurn(t *testing.T) {
 
 func TestTakeStopsWaitingWhenCancelled(t *testing.T) {
 	dir := t.TempDir()
-	a, err := Take(context.Background(), dir, 1, "run a", nil)
+	a, err := Take(context.Background(), dir, 1, "run a", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Release()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(errors.New("interrupted"))
-	_, err = Take(ctx, dir, 1, "run b", nil)
+	_, err = Take(ctx, dir, 1, "run b", false, nil)
 	if err == nil || !strings.Contains(err.Error(), "interrupted") || !strings.Contains(err.Error(), "1 at once") {
 		t.Fatalf("err %v, want the wait stopped by the cancellation", err)
 	}
@@ -68,7 +70,7 @@ func TestTakeSaysWhenTheFolderIsUnusable(t *testing.T) {
 	if err := os.WriteFile(dir, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Take(context.Background(), dir, 1, "run a", nil)
+	_, err := Take(context.Background(), dir, 1, "run a", false, nil)
 	if !errors.Is(err, ErrUnusable) {
 		t.Fatalf("err %v, want ErrUnusable for a folder that is a file", err)
 	}
@@ -83,12 +85,74 @@ func TestHoldersLeavesOutNamesOfEndedProcesses(t *testing.T) {
 	if err := os.WriteFile(slot(dir, 1), []byte("pid 2147483646: run gone: bring-up\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, err := Take(context.Background(), dir, 2, "run a", nil)
+	a, err := Take(context.Background(), dir, 2, "run a", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Release()
 	if h := holders(dir, 2); len(h) != 1 || !strings.HasSuffix(h[0], ": run a") {
 		t.Errorf("holders %q, want run a alone (the other name's process is gone)", h)
+	}
+}
+
+// A switch of version (ahead) waits before the runs waiting for a first
+// bring-up, even those that began waiting before it; a mark left by a run
+// that ended holds no one back.
+func TestAheadGoesBeforeFirstBringUps(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	holder, err := Take(ctx, dir, 1, "run a", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := make(chan string, 4)
+	waiting := make(chan struct{}, 4)
+	take := func(name string, ahead bool) {
+		got, err := Take(ctx, dir, 1, name, ahead, func([]string) { waiting <- struct{}{} })
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		order <- name
+		time.Sleep(2 * Poll) // held long enough for the others to try
+		got.Release()
+	}
+	// Three that wait for a first bring-up: whoever tries first after a
+	// release wins, so without the switch's precedence it would win one
+	// time in four.
+	for i := range 3 {
+		go take(fmt.Sprintf("first bring-up %d", i), false)
+		<-waiting
+	}
+	go take("switch", true)
+	<-waiting
+	// The switch's mark is up once it has tried once.
+	for deadline := time.Now().Add(5 * time.Second); !aheadWaiting(dir); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the switch's mark never showed")
+		}
+	}
+	holder.Release()
+	if first := <-order; first != "switch" {
+		t.Errorf("%q took the turn first, want the switch", first)
+	}
+	for range 3 {
+		<-order
+	}
+	if marks, _ := filepath.Glob(filepath.Join(dir, "*ahead-*")); len(marks) != 0 {
+		t.Errorf("marks left behind: %v", marks)
+	}
+
+	// A dead run's mark: a file nobody holds.
+	if err := os.WriteFile(filepath.Join(dir, "ahead-gone.lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Take(ctx, dir, 1, "run c", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Release()
+	if _, err := os.Stat(filepath.Join(dir, "ahead-gone.lock")); !os.IsNotExist(err) {
+		t.Errorf("a dead run's mark was not removed: %v", err)
 	}
 }
