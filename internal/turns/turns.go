@@ -64,11 +64,12 @@ func (t *Turn) Release() {
 // turn is held, with what the holders named themselves. Cancelling ctx stops
 // the wait.
 //
-// ahead is for a run that holds a running environment (a switch of Argo CD's
-// version): while it waits, runs waiting for a first bring-up let it go
-// first. Turns are taken by whoever tries first after a release, so without
-// it an upgrade's hop, the longest job of make test's side step, waited 79 s
-// behind six bring-ups that had started waiting after it had begun its run.
+// Waiting runs take turns in the order they began to wait, but ahead: that
+// is for a run that holds a running environment (a switch of Argo CD's
+// version), and goes before every run waiting for a first bring-up. Turns
+// used to go to whoever tried first after a release: in make test's side
+// step an upgrade path, its longest job, waited 79 s at its first hop and
+// 98 s at its bring-up while later runs went before it.
 func Take(ctx context.Context, dir string, n int, what string, ahead bool, waiting func(holders []string)) (*Turn, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
@@ -76,28 +77,26 @@ func Take(ctx context.Context, dir string, n int, what string, ahead bool, waiti
 	start := time.Now()
 	tick := time.NewTicker(Poll)
 	defer tick.Stop()
-	told := false
-	var ahd *mark
-	marked := false
-	defer func() { ahd.release() }()
+	told, queued := false, false
+	var me *place
+	defer func() { me.release() }()
 	for {
-		var f *os.File
-		var err error
-		if ahead || !aheadWaiting(dir) {
-			f, err = tryAny(dir, n)
+		// Only the first n of the queue try: a free turn is theirs.
+		if waitingBefore(dir, me) < n {
+			f, err := tryAny(dir, n)
+			if err != nil {
+				return nil, err
+			}
+			if f != nil {
+				// Best effort: only a waiting run's message reads it.
+				_ = f.Truncate(0)
+				_, _ = f.WriteAt([]byte(fmt.Sprintf("pid %d: %s\n", os.Getpid(), what)), 0)
+				return &Turn{Waited: time.Since(start), lock: f}, nil
+			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		if f == nil && ahead && !marked {
-			marked = true
-			ahd, _ = markAhead(dir) // without its mark it waits as the others do
-		}
-		if f != nil {
-			// Best effort: only a waiting run's message reads it.
-			_ = f.Truncate(0)
-			_, _ = f.WriteAt([]byte(fmt.Sprintf("pid %d: %s\n", os.Getpid(), what)), 0)
-			return &Turn{Waited: time.Since(start), lock: f}, nil
+		if !queued {
+			queued = true
+			me, _ = enqueue(dir, ahead) // without a place it waits for an empty queue
 		}
 		if !told && waiting != nil {
 			waiting(holders(dir, n))
@@ -127,62 +126,6 @@ func tryAny(dir string, n int) (*os.File, error) {
 }
 
 func slot(dir string, i int) string { return filepath.Join(dir, strconv.Itoa(i)+".lock") }
-
-// mark says, for as long as it is held, that a run waits ahead of the
-// others: its file, ahead-*.lock, is locked before it takes that name, so
-// that no other run finds it unlocked and takes it for a dead run's.
-type mark struct {
-	f    *os.File
-	name string
-}
-
-func markAhead(dir string) (*mark, error) {
-	tmp, err := os.CreateTemp(dir, ".ahead-*")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
-	}
-	tmp.Close()
-	m := &mark{name: filepath.Join(dir, strings.TrimPrefix(filepath.Base(tmp.Name()), ".")+".lock")}
-	m.f, err = files.TryLock(tmp.Name())
-	if err == nil && m.f == nil {
-		err = errors.New("a new file was locked by another process")
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), m.name)
-	}
-	if err != nil {
-		m.release()
-		os.Remove(tmp.Name())
-		return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
-	}
-	return m, nil
-}
-
-func (m *mark) release() {
-	if m != nil && m.f != nil {
-		os.Remove(m.name)
-		m.f.Close()
-		m.f = nil
-	}
-}
-
-// aheadWaiting says whether a live run waits ahead (markAhead); the mark of
-// a run that ended, unlocked with it, is removed.
-func aheadWaiting(dir string) bool {
-	marks, _ := filepath.Glob(filepath.Join(dir, "ahead-*.lock"))
-	for _, m := range marks {
-		f, err := files.TryLock(m)
-		if err != nil {
-			continue
-		}
-		if f == nil {
-			return true
-		}
-		os.Remove(m)
-		f.Close()
-	}
-	return false
-}
 
 // holders reads what the holders of the n turns named themselves. A name
 // whose process is gone is an earlier holder's: the lock is held by one that

@@ -95,10 +95,10 @@ func TestHoldersLeavesOutNamesOfEndedProcesses(t *testing.T) {
 	}
 }
 
-// A switch of version (ahead) waits before the runs waiting for a first
-// bring-up, even those that began waiting before it; a mark left by a run
-// that ended holds no one back.
-func TestAheadGoesBeforeFirstBringUps(t *testing.T) {
+// Waiting runs take turns in the order they began to wait, but a switch
+// of version (ahead) goes before them all; the place of a run that ended
+// holds no one back.
+func TestTurnsGoInQueueOrderSwitchesFirst(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	holder, err := Take(ctx, dir, 1, "run a", false, nil)
@@ -117,34 +117,30 @@ func TestAheadGoesBeforeFirstBringUps(t *testing.T) {
 		time.Sleep(2 * Poll) // held long enough for the others to try
 		got.Release()
 	}
-	// Three that wait for a first bring-up: whoever tries first after a
-	// release wins, so without the switch's precedence it would win one
-	// time in four.
+	// Whoever tried first after a release used to win: without the queue
+	// this order would come one time in 24.
 	for i := range 3 {
-		go take(fmt.Sprintf("first bring-up %d", i), false)
+		go take(fmt.Sprintf("bring-up %d", i), false)
 		<-waiting
 	}
 	go take("switch", true)
 	<-waiting
-	// The switch's mark is up once it has tried once.
-	for deadline := time.Now().Add(5 * time.Second); !aheadWaiting(dir); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the switch's mark never showed")
-		}
+	if n := waitingBefore(dir, nil); n != 4 {
+		t.Fatalf("%d runs in the queue, want 4", n)
 	}
 	holder.Release()
-	if first := <-order; first != "switch" {
-		t.Errorf("%q took the turn first, want the switch", first)
+	want := []string{"switch", "bring-up 0", "bring-up 1", "bring-up 2"}
+	for _, w := range want {
+		if got := <-order; got != w {
+			t.Fatalf("%q took a turn where %q should have (order %q)", got, w, want)
+		}
 	}
-	for range 3 {
-		<-order
-	}
-	if marks, _ := filepath.Glob(filepath.Join(dir, "*ahead-*")); len(marks) != 0 {
-		t.Errorf("marks left behind: %v", marks)
+	if places, _ := filepath.Glob(filepath.Join(dir, "*q*")); len(places) != 0 {
+		t.Errorf("places left in the queue: %v", places)
 	}
 
-	// A dead run's mark: a file nobody holds.
-	if err := os.WriteFile(filepath.Join(dir, "ahead-gone.lock"), nil, 0o644); err != nil {
+	// A dead run's place: a file nobody holds, at the queue's head.
+	if err := os.WriteFile(filepath.Join(dir, "q0-00000000000000000001-gone.lock"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	c, err := Take(ctx, dir, 1, "run c", false, nil)
@@ -152,7 +148,7 @@ func TestAheadGoesBeforeFirstBringUps(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Release()
-	if _, err := os.Stat(filepath.Join(dir, "ahead-gone.lock")); !os.IsNotExist(err) {
-		t.Errorf("a dead run's mark was not removed: %v", err)
+	if places, _ := filepath.Glob(filepath.Join(dir, "q*")); len(places) != 0 {
+		t.Errorf("a dead run's place was not removed: %v", places)
 	}
 }
