@@ -65,7 +65,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		pkgs = []string{"./..."}
 	}
 	// SIGINT reaches the test binaries from the terminal, as under go
-	// test; this only stops starting new ones and waits for the rest.
+	// test; here it only stops starting new ones, and the rest are waited
+	// for.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -80,12 +81,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer unlock()
-	tests, err := list(ctx, *tags, pkgs)
+	tests, err := list(*tags, pkgs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	link := exec.CommandContext(ctx, "go", "test", "-c", "-tags", *tags, "-o", dir+string(os.PathSeparator))
+	// Not bound to ctx: go gets a Ctrl-C from the terminal too, and ends
+	// removing its work folder, which a kill would leave behind.
+	link := exec.Command("go", "test", "-c", "-tags", *tags, "-o", dir+string(os.PathSeparator))
 	link.Args = append(link.Args, pkgs...)
 	// Its "no test files" lines are go test's; keep its errors only.
 	var linkOut bytes.Buffer
@@ -93,6 +96,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	if err := link.Run(); err != nil {
 		fmt.Fprintf(stderr, "%s\nlinking the test binaries: %v\n", dropNoTests(linkOut.String()), err)
+		return 1
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "interrupted before the tests ran")
 		return 1
 	}
 	fmt.Fprintf(stdout, "testbins: %d test binaries up to date in %s (%.1fs)\n", len(tests), dir, time.Since(start).Seconds())
@@ -111,8 +118,8 @@ func (p pkg) binary(dir string) string {
 	return filepath.Join(dir, filepath.Base(p.path)+".test")
 }
 
-func list(ctx context.Context, tags string, pkgs []string) ([]pkg, error) {
-	cmd := exec.CommandContext(ctx, "go", "list", "-tags", tags, "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}\t{{.Dir}}{{end}}")
+func list(tags string, pkgs []string) ([]pkg, error) {
+	cmd := exec.Command("go", "list", "-tags", tags, "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}\t{{.Dir}}{{end}}")
 	cmd.Args = append(cmd.Args, pkgs...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -142,7 +149,7 @@ func runAll(ctx context.Context, dir string, tests []pkg, par int, stdout io.Wri
 		go func() {
 			defer wg.Done()
 			for p := range queue {
-				ok, report := runOne(ctx, dir, p)
+				ok, report := runOne(dir, p)
 				mu.Lock()
 				if !ok {
 					failed++
@@ -164,27 +171,16 @@ func runAll(ctx context.Context, dir string, tests []pkg, par int, stdout io.Wri
 }
 
 // runOne runs p's binary with go test's flags for -count=1 and its
-// default timeout; on SIGINT the binary gets it from the terminal as under
-// go test, and a TERM to this process is passed on to it.
-func runOne(ctx context.Context, dir string, p pkg) (bool, string) {
+// default timeout. It sends the binary no signal: as under go test, a
+// Ctrl-C reaches it from the terminal (its process group), and a second
+// signal from here would cut short the clean-up a test does on the first.
+func runOne(dir string, p pkg) (bool, string) {
 	cmd := exec.Command(p.binary(dir), "-test.paniconexit0", "-test.timeout=10m0s", "-test.count=1")
 	cmd.Dir = p.dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Start()
-	if err == nil {
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-ctx.Done():
-				_ = cmd.Process.Signal(syscall.SIGTERM)
-			case <-done:
-			}
-		}()
-		err = cmd.Wait()
-		close(done)
-	}
+	err := cmd.Run()
 	took := fmt.Sprintf("%.3fs", time.Since(start).Seconds())
 	if err != nil {
 		var exit *exec.ExitError
