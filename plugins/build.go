@@ -52,10 +52,40 @@ func BuildHelpers(ctx context.Context, root, dir string) error {
 // copies, so another checkout relinking the cache cannot change a program
 // under a running check.
 func buildPackages(ctx context.Context, root, dir string, pkgs []string) error {
-	cache, err := programCache()
+	return throughCache("", dir, func(cache string) ([]string, error) {
+		// The programs' names as go build names them (a /vN suffix skipped).
+		list := goCommand(ctx, root, "list", "-f", `{{if eq .Name "main"}}{{.Target}}{{end}}`)
+		list.Args = append(list.Args, pkgs...)
+		var stderr bytes.Buffer
+		list.Stderr = &stderr
+		targets, err := list.Output()
+		if err != nil {
+			return nil, fmt.Errorf("listing the plugin programs: %w\n%s", err, stderr.Bytes())
+		}
+		build := goCommand(ctx, root, "build", "-o", cache+string(os.PathSeparator))
+		build.Args = append(build.Args, pkgs...)
+		if out, err := build.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("building the plugin programs: %w\n%s", err, out)
+		}
+		// Only this checkout's programs: the cache may hold others' too.
+		var names []string
+		for _, target := range strings.Fields(string(targets)) {
+			names = append(names, filepath.Base(target))
+		}
+		return names, nil
+	})
+}
+
+// throughCache runs build in the folder sub of this machine's program
+// cache, holding that folder's lock, and copies the programs build names
+// from there into dir, each replacing its file whole (buildPackages says
+// why).
+func throughCache(sub, dir string, build func(cache string) ([]string, error)) error {
+	base, err := programCache()
 	if err != nil {
 		return err
 	}
+	cache := filepath.Join(base, sub)
 	for _, d := range []string{dir, cache} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
@@ -66,25 +96,13 @@ func buildPackages(ctx context.Context, root, dir string, pkgs []string) error {
 		return err
 	}
 	defer unlock()
-	// The programs' names as go build names them (a /vN suffix skipped).
-	list := goCommand(ctx, root, "list", "-f", `{{if eq .Name "main"}}{{.Target}}{{end}}`)
-	list.Args = append(list.Args, pkgs...)
-	var stderr bytes.Buffer
-	list.Stderr = &stderr
-	targets, err := list.Output()
+	names, err := build(cache)
 	if err != nil {
-		return fmt.Errorf("listing the plugin programs: %w\n%s", err, stderr.Bytes())
+		return err
 	}
-	build := goCommand(ctx, root, "build", "-o", cache+string(os.PathSeparator))
-	build.Args = append(build.Args, pkgs...)
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the plugin programs: %w\n%s", err, out)
-	}
-	// Only this checkout's programs: the cache may hold others' too.
-	for _, target := range strings.Fields(string(targets)) {
-		name := filepath.Base(target)
+	for _, name := range names {
 		if err := atomicfile.Copy(filepath.Join(cache, name), filepath.Join(dir, name), 0o755); err != nil {
-			return fmt.Errorf("copying the plugin program %s from the program cache: %w", name, err)
+			return fmt.Errorf("copying the program %s from the program cache: %w", name, err)
 		}
 	}
 	return nil

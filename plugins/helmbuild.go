@@ -14,8 +14,6 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
-	"github.com/cmp-conformance/cmp-conformance/internal/atomicfile"
-	"github.com/cmp-conformance/cmp-conformance/internal/files"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -61,48 +59,30 @@ func HelmBuildFor(root, bin string, progress io.Writer) ToolsReady {
 // (buildPackages says why and how it is shared) and copies its programs
 // into dir.
 func buildHelm(ctx context.Context, root, pin, dir string) error {
-	cache, err := programCache()
-	if err != nil {
-		return err
-	}
-	b := helmBuildOf(pin)
-	built := filepath.Join(cache, "helm-"+pin)
-	src := filepath.Join(built, "src")
-	for _, d := range []string{dir, built} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
+	return throughCache("helm-"+pin, dir, func(built string) ([]string, error) {
+		b := helmBuildOf(pin)
+		src := filepath.Join(built, "src")
+		if err := os.RemoveAll(src); err != nil {
+			return nil, err
 		}
-	}
-	unlock, err := files.Lock(filepath.Join(built, ".lock"))
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if err := os.RemoveAll(src); err != nil {
-		return err
-	}
-	if err := os.CopyFS(src, os.DirFS(filepath.Join(root, "plugins", "helm"))); err != nil {
-		return fmt.Errorf("copying plugins/helm to build it at Helm %s: %w", pin, err)
-	}
-	module := filepath.Join(src, b.sub)
-	programs := []string{"cmp-helm", "cmp-helm-broken"}
-	steps := [][]string{{"go", "get", b.sdk + "@" + pin}, {"go", "build", "-trimpath", "-ldflags=-w", "-tags", b.tags, "-o", built + string(os.PathSeparator), "./cmd/" + programs[0], "./cmd/" + programs[1]}}
-	for _, args := range steps {
-		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-		cmd.Dir = module
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOWORK=off")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("building the Helm plugin on Helm SDK %s (%s in a copy of %s): %w\n%s", pin, args[1], filepath.Join("plugins", "helm", b.sub), err, out.String())
+		if err := os.CopyFS(src, os.DirFS(filepath.Join(root, "plugins", "helm"))); err != nil {
+			return nil, fmt.Errorf("copying plugins/helm to build it at Helm %s: %w", pin, err)
 		}
-	}
-	for _, name := range programs {
-		if err := atomicfile.Copy(filepath.Join(built, name), filepath.Join(dir, name), 0o755); err != nil {
-			return fmt.Errorf("copying the Helm plugin's %s from the program cache: %w", name, err)
+		module := filepath.Join(src, b.sub)
+		programs := []string{"cmp-helm", "cmp-helm-broken"}
+		steps := [][]string{{"go", "get", b.sdk + "@" + pin}, {"go", "build", "-trimpath", "-ldflags=-w", "-tags", b.tags, "-o", built + string(os.PathSeparator), "./cmd/" + programs[0], "./cmd/" + programs[1]}}
+		for _, args := range steps {
+			cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+			cmd.Dir = module
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOWORK=off")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Run(); err != nil {
+				return nil, fmt.Errorf("building the Helm plugin on Helm SDK %s (%s in a copy of %s): %w\n%s", pin, args[1], filepath.Join("plugins", "helm", b.sub), err, out.String())
+			}
 		}
-	}
-	return nil
+		return programs, nil
+	})
 }
 
 // beforeBin is path with dir inserted just before bin (at the end without it).
