@@ -161,13 +161,17 @@ func BuildImage(ctx context.Context, dir, bin, tag string, tools []string, log i
 
 // Stage copies files (name in the context: source path) into a new build
 // context, a temporary folder the caller removes.
-func Stage(files map[string]string) (string, error) {
+func Stage(sources map[string]string) (string, error) {
 	tmp, err := os.MkdirTemp("", "cmpc-image-")
 	if err != nil {
 		return "", err
 	}
-	for name, src := range files {
-		if err := copyFile(src, filepath.Join(tmp, name)); err != nil {
+	for name, src := range sources {
+		info, err := os.Stat(src)
+		if err == nil {
+			err = files.Copy(src, filepath.Join(tmp, name), info.Mode().Perm())
+		}
+		if err != nil {
 			os.RemoveAll(tmp)
 			return "", err
 		}
@@ -217,16 +221,4 @@ func MissingPrograms(dir, bin string) []string {
 		}
 	}
 	return out
-}
-
-func copyFile(src, dst string) error {
-	info, err := os.Stat(src)
-	if err != nil {
-		return err
-	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(dst, data, info.Mode().Perm())
 }

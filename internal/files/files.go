@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/cmp-conformance/cmp-conformance/internal/atomicfile"
 )
 
 // SHA256 is the hex SHA-256 of the file's content.
@@ -26,26 +28,14 @@ func SHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Copy copies src to dst with mode, creating dst's folder; an existing dst
-// is replaced.
+// Copy copies src to dst with exactly mode, creating dst's folder; an
+// existing dst is replaced whole (atomicfile), so a program running from it
+// keeps its old file.
 func Copy(src, dst string, mode os.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return atomicfile.Copy(src, dst, mode)
 }
 
 // Digest accumulates what something is made of, for a short content tag.

@@ -19,6 +19,16 @@ func TestCopyAndSHA256(t *testing.T) {
 	if fi, err := os.Stat(dst); err != nil || fi.Mode().Perm() != 0o755 {
 		t.Fatalf("copy: %v %v", fi, err)
 	}
+	// Over an existing file: replaced whole, with exactly the mode asked.
+	if err := os.WriteFile(dst, []byte("old and longer"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Copy(src, dst, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dst); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("copy over a file: %v %v", fi, err)
+	}
 	sum, err := SHA256(dst)
 	if err != nil || sum != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
 		t.Fatalf("sha256: %s %v", sum, err)

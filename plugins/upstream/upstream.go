@@ -16,6 +16,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/cmp-conformance/cmp-conformance/internal/files"
 	"github.com/cmp-conformance/cmp-conformance/suites/conformance"
 )
 
@@ -100,7 +101,7 @@ func (p Plugin) Materialize(moduleDir, dir string, tools map[string]string) (str
 	if err := os.WriteFile(filepath.Join(ctxDir, "Dockerfile"), []byte(Dockerfile), 0o644); err != nil {
 		return "", "", err
 	}
-	if err := copyFile(filepath.Join(moduleDir, p.Plugin, "plugin.yaml"), filepath.Join(ctxDir, "plugin.yaml"), 0o644); err != nil {
+	if err := files.Copy(filepath.Join(moduleDir, p.Plugin, "plugin.yaml"), filepath.Join(ctxDir, "plugin.yaml"), 0o644); err != nil {
 		return "", "", err
 	}
 	// An empty bin/ keeps the COPY valid.
@@ -112,7 +113,7 @@ func (p Plugin) Materialize(moduleDir, dir string, tools map[string]string) (str
 		if !ok {
 			return "", "", fmt.Errorf("plugin %s needs %s, which the toolchain did not give", p.Name, t)
 		}
-		if err := copyFile(bin, filepath.Join(ctxDir, "bin", t), 0o755); err != nil {
+		if err := files.Copy(bin, filepath.Join(ctxDir, "bin", t), 0o755); err != nil {
 			return "", "", err
 		}
 	}
@@ -157,17 +158,6 @@ func copyTree(from, to, rel string, modes map[string]string) error {
 			}
 			mode = os.FileMode(v)
 		}
-		return copyFile(path, target, mode)
+		return files.Copy(path, target, mode)
 	})
-}
-
-func copyFile(from, to string, mode os.FileMode) error {
-	data, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(to, data, mode); err != nil {
-		return err
-	}
-	return os.Chmod(to, mode) // not the umask's
 }
