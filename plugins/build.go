@@ -14,7 +14,6 @@ import (
 	"github.com/cmp-conformance/cmp-conformance/fixtures/argocd"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/pluginimage"
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
-	"github.com/cmp-conformance/cmp-conformance/internal/atomicfile"
 	"github.com/cmp-conformance/cmp-conformance/internal/files"
 )
 
@@ -101,7 +100,7 @@ func throughCache(sub, dir string, build func(cache string) ([]string, error)) e
 		return err
 	}
 	for _, name := range names {
-		if err := atomicfile.Copy(filepath.Join(cache, name), filepath.Join(dir, name), 0o755); err != nil {
+		if err := files.Copy(filepath.Join(cache, name), filepath.Join(dir, name), 0o755); err != nil {
 			return fmt.Errorf("copying the program %s from the program cache: %w", name, err)
 		}
 	}
