@@ -34,6 +34,14 @@ GO ?= go
 # DWARF, which took half of every link (the harness's: 10.7 s, 6.2 s
 # without); stack traces keep their function names, files and lines.
 export GOFLAGS += -trimpath -ldflags=-w
+# No cgo, as the plugin programs, the Helm plugin and the tools built from
+# source are compiled: cgo changes the cache key of every package that
+# imports net, so the programs' packages (about 1,450, all in the harness's
+# own closure) were compiled twice on a cold machine, and the harness's test
+# binaries that import kustomize (which imports Go's plugin package) were
+# linked by the external linker. Nothing here needs C: docs/decisions.md,
+# "The harness without cgo".
+export CGO_ENABLED = 0
 # Environments the checks are shared out to (run --parallel): checks mostly
 # wait on Argo CD, so 3 suit 2 cores (docs/performance.md). 4 were tried
 # three times: once 12 % faster, once overloaded (load 11, checks about 4 times
@@ -97,7 +105,7 @@ help:
 build: $(BIN)
 
 # Always rebuilt: go build is incremental, and a stale harness is worse than a second.
-# Default cgo settings, so the build cache is shared with go test and go vet.
+# The settings above are go test's and go vet's too, so they share the build cache.
 # -buildvcs=auto overrides a GOFLAGS=-buildvcs=false: the report names the
 # commit the harness was built from (metadata.harness.revision).
 $(BIN): FORCE
@@ -208,10 +216,9 @@ docs:
 test: unit selftest selftest-side certify-side
 
 # plugins/helm is its own module (built on the Helm SDK), plugins/helm/helm4
-# its Helm 4 build: both are tested here too, without cgo, as the plugin and
-# helm are built: the Helm 4 module at the pin of the newest Argo CD shares
-# every compiled package of Helm's with helm's own build and the plugin's
-# (cgo, on by default, changed the key of every package that imports net).
+# its Helm 4 build: both are tested here too, without cgo as everything here
+# (CGO_ENABLED above): the Helm 4 module at the pin of the newest Argo CD
+# shares every compiled package of Helm's with helm's own build and the plugin's.
 # The tests run as `go test -count=1` runs them, but each test binary is
 # linked into this machine's cache (TEST_BINARIES, one folder per module),
 # where Go relinks only those whose sources changed: linking all of them
@@ -224,8 +231,8 @@ unit: test-deps
 	@mkdir -p $(OUTPUT)/screenshots
 	$(GO) build -o $(TESTBINS) ./internal/testbins
 	CMP_CONFORMANCE_REQUIRE_CHROMIUM=1 CMP_CONFORMANCE_REQUIRE_DOCKER=1 CMP_CONFORMANCE_SCREENSHOT_DIR=$(abspath $(OUTPUT))/screenshots $(TESTBINS) $(TEST_BINARIES)/harness ./...
-	cd plugins/helm && export CGO_ENABLED=0 && $(GO) vet ./... && $(TESTBINS) $(TEST_BINARIES)/helm ./...
-	cd plugins/helm/helm4 && export CGO_ENABLED=0 && $(GO) vet -tags helm4 ./... && $(TESTBINS) -tags helm4 $(TEST_BINARIES)/helm4 ./...
+	cd plugins/helm && $(GO) vet ./... && $(TESTBINS) $(TEST_BINARIES)/helm ./...
+	cd plugins/helm/helm4 && $(GO) vet -tags helm4 ./... && $(TESTBINS) -tags helm4 $(TEST_BINARIES)/helm4 ./...
 
 selftest: tools plugin-images
 	$(BIN) run --runtime $(RUNTIME) --output $(OUTPUT) --parallel $(PAR) --self-test --label-filter '$(LABEL_FILTER)' $(IMAGE_FLAGS) $(RUN_FLAGS)
