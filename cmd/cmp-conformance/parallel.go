@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/environment"
+	"github.com/cmp-conformance/cmp-conformance/internal/turns"
 	"github.com/cmp-conformance/cmp-conformance/plugins"
 	"github.com/cmp-conformance/cmp-conformance/reports"
 	"github.com/cmp-conformance/cmp-conformance/reports/v1alpha1"
@@ -141,14 +142,21 @@ func runParallel(ctx context.Context, f *runFlags, cfg environment.Config, plan 
 	if len(shares) == 0 {
 		return fmt.Errorf("--label-filter %q selects no check of this run", f.labelFilter)
 	}
-	fmt.Fprintf(os.Stderr, "parallel: %s\n", parallel.Describe(shares))
+	// The shares' bring-ups take turns with the machine's runs; where they
+	// cannot, the shares start one after another instead.
+	staggered := false
+	if err := turns.Usable(turns.Dir()); err != nil {
+		fmt.Fprintf(os.Stderr, "note: %v; the environments start one after another instead\n", err)
+		staggered = true
+	}
+	fmt.Fprintf(os.Stderr, "parallel: %s\n", parallel.Describe(shares, staggered))
 	rep.Metadata.Command = reproduce(f, tools.ArgoCDVersion)
 	start := time.Now()
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	runs := parallel.Run(ctx, filepath.Join(reportDir, "shares"), shares, func(i int, output, unitsFile, claims string) *exec.Cmd {
+	runs := parallel.Run(ctx, filepath.Join(reportDir, "shares"), shares, staggered, func(i int, output, unitsFile, claims string) *exec.Cmd {
 		return exec.Command(self, childArgs(f, tools.ArgoCDVersion, output, unitsFile, claims, plan.Bin, f.portBase+i*parallel.Stride)...)
 	})
 	rep.Timings.SuiteSeconds = time.Since(start).Seconds()

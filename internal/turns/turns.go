@@ -29,10 +29,9 @@ func Dir() string { return filepath.Join(os.TempDir(), "cmp-conformance-turns") 
 
 // AtOnce is how many bring-ups run at once: one per two cores. A bring-up
 // keeps about two cores busy: on 2 cores three side by side took a minute
-// each, one alone 13 s (suites/parallel, which starts a run's shares one
-// after another for that reason); eight side by side, with other runs'
-// suites beside them, missed the 2-minute bound (docs/ci-runs.json,
-// fbb6f0f). One after another they are done sooner, each and all.
+// each, one alone 13 s; eight side by side, with other runs' suites beside
+// them, missed the 2-minute bound (docs/ci-runs.json, fbb6f0f). One after
+// another they are done sooner, each and all.
 func AtOnce() int { return max(1, runtime.NumCPU()/2) }
 
 // Poll is how often a waiting run tries the turns again.
@@ -42,6 +41,21 @@ const Poll = 200 * time.Millisecond
 // (another user's, a read-only TMPDIR) rather than of the wait: the caller
 // may go on without a turn.
 var ErrUnusable = errors.New("the folder of bring-up turns is unusable")
+
+// Usable says whether runs can take turns in dir: the folder can be made
+// and a turn's file opened. A run that cannot (another user's folder, a
+// read-only TMPDIR) goes on without turns (Take's ErrUnusable), and a caller
+// that starts several runs at once orders their bring-ups itself instead.
+func Usable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnusable, err)
+	}
+	f, err := os.OpenFile(slot(dir, 0), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnusable, err)
+	}
+	return f.Close()
+}
 
 // Turn is held by this process until Release.
 type Turn struct {

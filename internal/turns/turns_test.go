@@ -79,6 +79,28 @@ func TestTakeSaysWhenTheFolderIsUnusable(t *testing.T) {
 	(&Turn{}).Release()
 }
 
+func TestUsable(t *testing.T) {
+	dir := t.TempDir()
+	if err := Usable(filepath.Join(dir, "turns")); err != nil {
+		t.Errorf("a new folder of turns: %v", err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Usable(file); !errors.Is(err, ErrUnusable) {
+		t.Errorf("a folder that is a file: %v, want ErrUnusable", err)
+	}
+	// Root opens any file, so a turn that cannot be opened is a folder.
+	blocked := filepath.Join(dir, "blocked")
+	if err := os.MkdirAll(slot(blocked, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Usable(blocked); !errors.Is(err, ErrUnusable) {
+		t.Errorf("a turn that cannot be opened: %v, want ErrUnusable", err)
+	}
+}
+
 // A turn held by a process that wrote no name shows no earlier holder's.
 func TestHoldersLeavesOutNamesOfEndedProcesses(t *testing.T) {
 	dir := t.TempDir()

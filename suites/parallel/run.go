@@ -39,10 +39,16 @@ type Child struct {
 const UpFile = "environment-up"
 
 // Run runs the shares as child processes and waits for all of them.
-// Each share is started once the one before it has brought its environment
-// up (or ended): bring-ups side by side compete for the cores (three took a
-// minute each on 2 cores, one alone 13 s), while the first environment can
-// already take checks from the pool.
+// Bring-ups side by side compete for the cores (three took a minute each on
+// 2 cores, one alone 13 s), so they take turns with every run of the machine
+// (package turns), and the shares are started at once: each queues for its
+// turn from the start, ahead of runs that come later (make test's side step
+// started the certification's shares after the upgrade paths' and examples'
+// bring-ups had queued, and two of them idled behind those). staggered is for
+// when the turns are unusable: each share is then started once the one
+// before it has brought its environment up (or ended), as turns would have
+// ordered them, while the first environment already takes checks from the
+// pool.
 // The run's context ending (Ctrl-C, SIGTERM) sends each child SIGINT, as a
 // terminal would: each tears its environment down and writes its report; a
 // child that has not stopped within stopGrace is killed. On Linux a child
@@ -51,7 +57,7 @@ const UpFile = "environment-up"
 //
 // command makes the process of share index, writing under output, given
 // the file of its units and the folder of the run's claims.
-func Run(ctx context.Context, dir string, shares [][]Unit, command func(index int, output, unitsFile, claims string) *exec.Cmd) []*Child {
+func Run(ctx context.Context, dir string, shares [][]Unit, staggered bool, command func(index int, output, unitsFile, claims string) *exec.Cmd) []*Child {
 	claims := filepath.Join(dir, "claims")
 	dirErr := os.MkdirAll(claims, 0o755)
 	runs := make([]*Child, len(shares))
@@ -61,7 +67,7 @@ func Run(ctx context.Context, dir string, shares [][]Unit, command func(index in
 	var wg sync.WaitGroup
 	var outMu sync.Mutex
 	for i, r := range runs {
-		if i > 0 {
+		if i > 0 && staggered {
 			waitUp(ctx, runs[i-1])
 		}
 		r.err = dirErr
@@ -301,9 +307,9 @@ func pooledUnits(us []Unit) []Unit {
 	return slices.DeleteFunc(slices.Clone(us), func(u Unit) bool { return !u.Pooled })
 }
 
-// Describe says how the units were shared out, and what each environment
-// is expected to be busy for (Plan).
-func Describe(shares [][]Unit) string {
+// Describe says how the units were shared out, how the environments start
+// (Run's staggered), and what each is expected to be busy for (Plan).
+func Describe(shares [][]Unit, staggered bool) string {
 	busy, _ := Plan(shares)
 	var expected, own []string
 	dealt := false
@@ -318,7 +324,10 @@ func Describe(shares [][]Unit) string {
 		own = append(own, fmt.Sprintf("%d: ~%.0fs", i, w))
 		expected = append(expected, fmt.Sprintf("~%.0fs", busy[i]))
 	}
-	out := fmt.Sprintf("%d environments, each started once the one before it is up", len(shares))
+	out := fmt.Sprintf("%d environments, started at once, their bring-ups taking turns with this machine's others", len(shares))
+	if staggered {
+		out = fmt.Sprintf("%d environments, each started once the one before it is up", len(shares))
+	}
 	if pool := pooledUnits(shares[0]); len(pool) > 0 {
 		var w float64
 		for _, u := range pool {

@@ -69,8 +69,14 @@ func TestShareDealsWitnessesAndPoolsTheRest(t *testing.T) {
 	if got := Deal([]Unit{{Binding: "conformance", Check: "Y"}}, 3); len(got) != 0 {
 		t.Errorf("only weightless units must make no share: %v", got)
 	}
-	if d := Describe(shares); !strings.Contains(d, "one queue (13 checks, ~115s)") || !strings.Contains(d, "witnesses of their own (0: ~30s, 1: ~20s, 2: ~10s)") {
+	if d := Describe(shares, false); !strings.Contains(d, "one queue (13 checks, ~115s)") || !strings.Contains(d, "witnesses of their own (0: ~30s, 1: ~20s, 2: ~10s)") {
 		t.Errorf("Describe: %s", d)
+	}
+	if d := Describe(shares, false); !strings.Contains(d, "started at once") {
+		t.Errorf("Describe of shares started at once: %s", d)
+	}
+	if d := Describe(shares, true); !strings.Contains(d, "each started once the one before it is up") {
+		t.Errorf("Describe of staggered shares: %s", d)
 	}
 	if a, b := Deal(us, 3), Deal(us, 3); !slices.EqualFunc(a, b, slices.Equal) {
 		t.Error("share is not deterministic")
