@@ -85,8 +85,8 @@ func (t *Turn) Release() {
 // step an upgrade path, its longest job, waited 79 s at its first hop and
 // 98 s at its bring-up while later runs went before it.
 func Take(ctx context.Context, dir string, n int, what string, ahead bool, waiting func(holders []string)) (*Turn, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
+	if err := Usable(dir); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	tick := time.NewTicker(Poll)

@@ -324,10 +324,11 @@ func Describe(shares [][]Unit, staggered bool) string {
 		own = append(own, fmt.Sprintf("%d: ~%.0fs", i, w))
 		expected = append(expected, fmt.Sprintf("~%.0fs", busy[i]))
 	}
-	out := fmt.Sprintf("%d environments, started at once, their bring-ups taking turns with this machine's others", len(shares))
+	start := "started at once, their bring-ups taking turns with this machine's others"
 	if staggered {
-		out = fmt.Sprintf("%d environments, each started once the one before it is up", len(shares))
+		start = "each started once the one before it is up"
 	}
+	out := fmt.Sprintf("%d environments, %s", len(shares), start)
 	if pool := pooledUnits(shares[0]); len(pool) > 0 {
 		var w float64
 		for _, u := range pool {
