@@ -42,6 +42,14 @@ export GOFLAGS += -trimpath -ldflags=-w
 # linked by the external linker. Nothing here needs C: docs/decisions.md,
 # "The harness without cgo".
 export CGO_ENABLED = 0
+# The harness's go.mod needs Go 1.27 (Argo CD v3.6's module) and names the
+# approved patch on its toolchain line; auto (Go's default, which a machine's
+# go env may set to local) fetches that toolchain through the module proxy,
+# and leaves the Helm plugin's modules on the local Go as the tools' builds
+# choose (toolchain.GoToolchainFor): one compiler per module graph, so that
+# Argo CD's and Kubernetes' packages are compiled once for the harness and
+# the argocd build (docs/decisions.md, "The harness on Argo CD's newest module").
+export GOTOOLCHAIN = auto
 # Environments the checks are shared out to (run --parallel): checks mostly
 # wait on Argo CD, so 3 suit 2 cores (docs/performance.md). 4 were tried
 # three times: once 12 % faster, once overloaded (load 11, checks about 4 times

@@ -114,8 +114,21 @@ func throughCache(sub, dir string, build func(cache string) ([]string, error)) e
 func goCommand(ctx context.Context, root string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod -trimpath -buildvcs=false -ldflags=-w")
+	cmd.Env = append(os.Environ(), append(goToolchainEnv(root), "CGO_ENABLED=0", "GOFLAGS=-mod=mod -trimpath -buildvcs=false -ldflags=-w")...)
 	return cmd
+}
+
+// goToolchainEnv sets GOTOOLCHAIN for a build of the module at dir as the
+// tools' builds choose it (toolchain.GoToolchainFor): the harness's go.mod
+// may need a newer Go than the machine's, and the same compiler for the same
+// packages is what lets the plugin programs, the Helm plugin and the tools
+// share Go's build cache with the harness.
+func goToolchainEnv(dir string) []string {
+	tc, err := toolchain.ModuleGoToolchain(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return nil // the go command will name the go.mod it cannot read
+	}
+	return []string{"GOTOOLCHAIN=" + tc}
 }
 
 // programCache is this machine's folder of plugin programs (see

@@ -74,7 +74,7 @@ func buildHelm(ctx context.Context, root, pin, dir string) error {
 		for _, args := range steps {
 			cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 			cmd.Dir = module
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOWORK=off")
+			cmd.Env = append(os.Environ(), append(goToolchainEnv(module), "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOWORK=off")...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Run(); err != nil {
