@@ -225,10 +225,12 @@ test: unit selftest selftest-side certify-side
 
 # plugins/helm is its own module (built on the Helm SDK), plugins/helm/helm4
 # its Helm 4 build: both are tested here too, without cgo as everything here
-# (CGO_ENABLED above). The Helm 4 module at the Helm pin of a version make
-# test runs (v4.3.1, the rollback path's v3.6.1) shares every compiled package
-# of Helm's with that helm build and the plugin's; moving it to the newest
-# pin would only move that compile (docs/decisions.md, session 68's cold run).
+# (CGO_ENABLED above). Each is at the Helm pin of a version make test runs,
+# with its requirements at that Helm's own versions: Helm 3 at v3.16.3 (the
+# legacy path's v2.14.21), Helm 4 at v4.3.1 (the rollback path's v3.6.1). So
+# every compiled package of Helm's is shared with that helm build and the
+# plugin's; moving one to the newest pin would only move that compile
+# (docs/decisions.md, session 68's cold run and session 69's Helm 3 pin).
 # The tests run as `go test -count=1` runs them, but each test binary is
 # linked into this machine's cache (TEST_BINARIES, one folder per module),
 # where Go relinks only those whose sources changed: linking all of them

@@ -85,10 +85,8 @@ func throughCache(sub, dir string, build func(cache string) ([]string, error)) e
 		return err
 	}
 	cache := filepath.Join(base, sub)
-	for _, d := range []string{dir, cache} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
+	if err := os.MkdirAll(cache, 0o755); err != nil { // files.Copy makes dir
+		return err
 	}
 	unlock, err := files.Lock(filepath.Join(cache, ".lock"))
 	if err != nil {

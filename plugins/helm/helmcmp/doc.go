@@ -7,7 +7,9 @@
 //
 // Argo CD pins Helm per release: v2.14.21 ships Helm 3.16.3, v3.2.11 Helm
 // 3.18.4, v3.5.7 Helm 4.2.1, v3.6.1 Helm 4.3.1. The Helm 3 build is this
-// module (plugins/helm, helm.sh/helm/v3 v3.18.4):
+// module (plugins/helm, helm.sh/helm/v3 v3.16.3, the pin of Argo CD v2.14.21, with
+// every requirement at that Helm's own version, so that its compiled packages
+// are the helm build's):
 //
 //	cd plugins/helm && CGO_ENABLED=0 go build -o cmp-helm ./cmd/cmp-helm
 //

@@ -23,7 +23,7 @@ func TestHelm3VersionsFollowGoMod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"helm.sh/helm/v3 " + helmcmp.Helm3SDKVersion, "k8s.io/client-go v0.33."} {
+	for _, want := range []string{"helm.sh/helm/v3 " + helmcmp.Helm3SDKVersion, "k8s.io/client-go v0.31."} {
 		if !strings.Contains(string(mod), want) {
 			t.Errorf("go.mod does not require %q: update render_helm3.go", want)
 		}
@@ -31,7 +31,7 @@ func TestHelm3VersionsFollowGoMod(t *testing.T) {
 }
 
 // Without KUBE_VERSION helm falls back to its defaults, which the official
-// v3.18.4 release stamps from client-go v0.33: Kubernetes v1.33.0.
+// v3.16.3 release stamps from client-go v0.31: Kubernetes v1.31.0.
 func TestHelm3DefaultKubeVersion(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -51,7 +51,7 @@ func TestHelm3DefaultKubeVersion(t *testing.T) {
 	if err := helmcmp.Generate(helmcmp.Helm3(), dir, func(k string) string { return env[k] }, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if want := "kube: v1.33.0\nhelm: " + helmcmp.Helm3SDKVersion + "\n"; !strings.HasSuffix(out.String(), want) {
+	if want := "kube: v1.31.0\nhelm: " + helmcmp.Helm3SDKVersion + "\n"; !strings.HasSuffix(out.String(), want) {
 		t.Fatalf("got %q, want suffix %q", out.String(), want)
 	}
 }

@@ -21,20 +21,20 @@ import (
 
 // Helm3SDKVersion must equal the helm.sh/helm/v3 version in go.mod (a test
 // checks it): test binaries carry no module build info to read it from.
-const Helm3SDKVersion = "v3.18.4"
+const Helm3SDKVersion = "v3.16.3"
 
 // helm3SDK is the Helm 3 SDK this binary links (Helm3SDKVersion unless it
 // was built at another version).
 var helm3SDK = SDKVersion("helm.sh/helm/v3", Helm3SDKVersion)
 
 // helm3KubeMinor is what the official helm release stamps into
-// chartutil.k8sVersionMinor from its k8s.io/client-go version (v0.33.2 for
-// Helm 3.18.4); see defaults below.
+// chartutil.k8sVersionMinor from its k8s.io/client-go version (v0.31.1 for
+// Helm 3.16.3); see defaults below.
 var helm3KubeMinor = func() string {
-	v := SDKVersion("k8s.io/client-go", "v0.33.2")
+	v := SDKVersion("k8s.io/client-go", "v0.31.1")
 	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
 	if len(parts) < 2 {
-		return "33"
+		return "31"
 	}
 	return parts[1]
 }()
