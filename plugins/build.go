@@ -120,13 +120,15 @@ func goCommand(ctx context.Context, root string, args ...string) *exec.Cmd {
 // tools' builds choose it (toolchain.GoToolchainFor): the harness's go.mod
 // may need a newer Go than the machine's, and the same compiler for the same
 // packages is what lets the plugin programs, the Helm plugin and the tools
-// share Go's build cache with the harness.
+// share Go's build cache with the harness. "+auto" lets a `go get` that
+// moves the module's go line past that toolchain (a newer Helm SDK) switch
+// as Go would, instead of failing.
 func goToolchainEnv(dir string) []string {
 	tc, err := toolchain.ModuleGoToolchain(filepath.Join(dir, "go.mod"))
 	if err != nil {
 		return nil // the go command will name the go.mod it cannot read
 	}
-	return []string{"GOTOOLCHAIN=" + tc}
+	return []string{"GOTOOLCHAIN=" + tc + "+auto"}
 }
 
 // programCache is this machine's folder of plugin programs (see

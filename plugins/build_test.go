@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/mod/semver"
 )
 
 // checkout writes a module with one program per name (main prints body).
@@ -85,4 +87,30 @@ func TestBuildPackagesThroughTheProgramCache(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "undefined") {
 		t.Errorf("a program that does not compile: %v, want go's error", err)
 	}
+}
+
+// goCommand builds a module with the Go its go.mod asks for, chosen as the
+// tools' builds choose it, whatever GOTOOLCHAIN the caller has: the local Go
+// where it suffices, else the toolchain line's (the harness: go1.27.3).
+func TestGoCommandToolchain(t *testing.T) {
+	t.Setenv("GOTOOLCHAIN", "local")
+	local := goVersion(t, t.TempDir(), "go 1.20\n")
+	if semver.Compare("v"+strings.TrimPrefix(local, "go"), "v1.27.3") >= 0 {
+		// `go test` puts the Go that runs it first on PATH.
+		t.Skipf("the go command on PATH is %s: no older Go to choose against", local)
+	}
+	if got := goVersion(t, t.TempDir(), "go 1.27.0\n\ntoolchain go1.27.3\n"); got != "go1.27.3" {
+		t.Errorf("a module that needs go1.27.3: built by %s (local Go %s)", got, local)
+	}
+}
+
+// goVersion is the Go that goCommand runs in a module made of gomod.
+func goVersion(t *testing.T, dir, gomod string) string {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/v\n\n"+gomod)
+	out, err := goCommand(context.Background(), dir, "env", "GOVERSION").Output()
+	if err != nil {
+		t.Fatalf("go env GOVERSION in a module of %q: %v", gomod, err)
+	}
+	return strings.TrimSpace(string(out))
 }
