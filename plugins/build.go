@@ -51,7 +51,8 @@ func BuildHelpers(ctx context.Context, root, dir string) error {
 // copies, so another checkout relinking the cache cannot change a program
 // under a running check.
 func buildPackages(ctx context.Context, root, dir string, pkgs []string) error {
-	return throughCache("", dir, func(cache string) ([]string, error) {
+	key := buildKey{src: root, env: goCommandEnv(root), args: append([]string{"programs"}, pkgs...)}
+	return throughCache("", dir, key, func(cache string) ([]string, error) {
 		// The programs' names as go build names them (a /vN suffix skipped).
 		list := goCommand(ctx, root, "list", "-f", `{{if eq .Name "main"}}{{.Target}}{{end}}`)
 		list.Args = append(list.Args, pkgs...)
@@ -75,11 +76,21 @@ func buildPackages(ctx context.Context, root, dir string, pkgs []string) error {
 	})
 }
 
+// buildKey is what a build through the program cache depends on: the
+// sources under src, the go commands' environment and the build's own
+// arguments (stamp.go).
+type buildKey struct {
+	src       string
+	env, args []string
+}
+
 // throughCache runs build in the folder sub of this machine's program
 // cache, holding that folder's lock, and copies the programs build names
 // from there into dir, each replacing its file whole (buildPackages says
-// why).
-func throughCache(sub, dir string, build func(cache string) ([]string, error)) error {
+// why). Where the folder's stamp says its programs were built from the
+// same sources and settings as key, and they are as that build left them,
+// build is not run (stamp.go).
+func throughCache(sub, dir string, key buildKey, build func(cache string) ([]string, error)) error {
 	base, err := programCache()
 	if err != nil {
 		return err
@@ -88,14 +99,24 @@ func throughCache(sub, dir string, build func(cache string) ([]string, error)) e
 	if err := os.MkdirAll(cache, 0o755); err != nil { // files.Copy makes dir
 		return err
 	}
+	digest, err := sourceKey(key.src, key.env, key.args)
+	if err != nil {
+		return fmt.Errorf("reading the sources of the programs: %w", err)
+	}
 	unlock, err := files.Lock(filepath.Join(cache, ".lock"))
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	names, err := build(cache)
-	if err != nil {
-		return err
+	stampFile := stampPath(cache, strings.Join(key.args, "\x00"))
+	names, ok := stamped(cache, stampFile, digest)
+	if !ok {
+		if names, err = build(cache); err != nil {
+			return err
+		}
+		if err := writeStamp(cache, stampFile, digest, names); err != nil {
+			return fmt.Errorf("recording the programs built: %w", err)
+		}
 	}
 	for _, name := range names {
 		if err := files.Copy(filepath.Join(cache, name), filepath.Join(dir, name), 0o755); err != nil {
@@ -112,8 +133,13 @@ func throughCache(sub, dir string, build func(cache string) ([]string, error)) e
 func goCommand(ctx context.Context, root string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), append(goToolchainEnv(root), "CGO_ENABLED=0", "GOFLAGS=-mod=mod -trimpath -buildvcs=false -ldflags=-w")...)
+	cmd.Env = append(os.Environ(), goCommandEnv(root)...)
 	return cmd
+}
+
+// goCommandEnv is what goCommand sets beyond the caller's environment.
+func goCommandEnv(root string) []string {
+	return append(goToolchainEnv(root), "CGO_ENABLED=0", "GOFLAGS=-mod=mod -trimpath -buildvcs=false -ldflags=-w")
 }
 
 // goToolchainEnv sets GOTOOLCHAIN for a build of the module at dir as the

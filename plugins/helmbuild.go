@@ -59,8 +59,10 @@ func HelmBuildFor(root, bin string, progress io.Writer) ToolsReady {
 // (buildPackages says why and how it is shared) and copies its programs
 // into dir.
 func buildHelm(ctx context.Context, root, pin, dir string) error {
-	return throughCache("helm-"+pin, dir, func(built string) ([]string, error) {
-		b := helmBuildOf(pin)
+	b := helmBuildOf(pin)
+	ref := filepath.Join(root, "plugins", "helm")
+	key := buildKey{src: ref, env: append(goToolchainEnv(filepath.Join(ref, b.sub)), helmBuildEnv...), args: []string{"helm", pin, b.tags}}
+	return throughCache("helm-"+pin, dir, key, func(built string) ([]string, error) {
 		src := filepath.Join(built, "src")
 		if err := os.RemoveAll(src); err != nil {
 			return nil, err
@@ -74,7 +76,7 @@ func buildHelm(ctx context.Context, root, pin, dir string) error {
 		for _, args := range steps {
 			cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 			cmd.Dir = module
-			cmd.Env = append(os.Environ(), append(goToolchainEnv(module), "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOWORK=off")...)
+			cmd.Env = append(os.Environ(), append(goToolchainEnv(module), helmBuildEnv...)...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Run(); err != nil {
@@ -84,6 +86,10 @@ func buildHelm(ctx context.Context, root, pin, dir string) error {
 		return programs, nil
 	})
 }
+
+// helmBuildEnv is what the Helm plugin's go commands set beyond the
+// toolchain and the caller's environment.
+var helmBuildEnv = []string{"CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOWORK=off"}
 
 // beforeBin is path with dir inserted just before bin (at the end without it).
 func beforeBin(path []string, bin, dir string) []string {
