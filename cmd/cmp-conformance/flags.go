@@ -66,7 +66,7 @@ func (f *envFlags) bind(cmd *cobra.Command) {
 	fl.StringVar(&f.imageRegistry, "image-registry", os.Getenv("CMPC_IMAGE_REGISTRY"), "with --runtime existing: HOST:PORT[/PATH] of a registry this machine's Docker pushes to and the cluster's nodes pull from; the images the run makes (plugins, cmp-bridge, the git relay) go there")
 	fl.BoolVar(&f.allowExistingArgoCD, "allow-existing-argocd", false, "with --runtime existing: run although the cluster already has an Argo CD (its CRDs are replaced by the version under test; a throw-away cluster only)")
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 2*time.Minute, "bound on the cluster coming up, and on all Argo CD components becoming ready; counted from the run's turn (runs on one machine bring up one per two cores at a time)")
-	fl.BoolVar(&f.workTmpfs, "work-tmpfs", true, "put the run's work folder (git repositories, the components' and plugins' scratch files, the embedded cluster's data) on a tmpfs of a quarter of this machine's memory where it can (Linux, root, dockerd in this mount namespace): about a tenth less CPU than ext4; the report says which it got. false keeps it under TMPDIR's disk")
+	fl.BoolVar(&f.workTmpfs, "work-tmpfs", true, "put the run's work folder (git repositories, the components' and plugins' scratch files, the embedded cluster's settings) on a tmpfs of a quarter of this machine's memory where it can (Linux, root, dockerd in this mount namespace): about a tenth less CPU than ext4; the report says which it got. false keeps it under TMPDIR's disk")
 }
 
 func isFile(p string) bool {

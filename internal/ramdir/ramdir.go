@@ -37,7 +37,7 @@ type Result struct {
 // Note says what the run's work folder was, for the report.
 func (r Result) Note(dir string) string {
 	if r.Size > 0 {
-		return fmt.Sprintf("the run's work folder %s (git repositories, the components' and plugins' scratch files, the embedded cluster's data) is a tmpfs of %s, as a pod's emptyDir of medium Memory would be: a plugin that writes more fails as on a full disk (--work-tmpfs=false keeps it on disk)", dir, human(r.Size))
+		return fmt.Sprintf("the run's work folder %s (git repositories, the components' and plugins' scratch files, the embedded cluster's settings; its etcd's data stays in kwokctl's folder, written without fsync) is a tmpfs of %s, as a pod's emptyDir of medium Memory would be: a plugin that writes more fails as on a full disk (--work-tmpfs=false keeps it on disk)", dir, human(r.Size))
 	}
 	return fmt.Sprintf("the run's work folder %s is on disk, not a tmpfs: %s", dir, r.Why)
 }
