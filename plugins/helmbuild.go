@@ -67,7 +67,7 @@ func buildHelm(ctx context.Context, root, pin, dir string) error {
 		if err := os.RemoveAll(src); err != nil {
 			return nil, err
 		}
-		if err := os.CopyFS(src, os.DirFS(filepath.Join(root, "plugins", "helm"))); err != nil {
+		if err := os.CopyFS(src, os.DirFS(ref)); err != nil {
 			return nil, fmt.Errorf("copying plugins/helm to build it at Helm %s: %w", pin, err)
 		}
 		module := filepath.Join(src, b.sub)
@@ -76,6 +76,7 @@ func buildHelm(ctx context.Context, root, pin, dir string) error {
 		for _, args := range steps {
 			cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 			cmd.Dir = module
+			// The toolchain is read per step, not from key: go get may move the copy's go line.
 			cmd.Env = append(os.Environ(), append(goToolchainEnv(module), helmBuildEnv...)...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cmp-conformance/cmp-conformance/fixtures/toolchain"
 	"github.com/cmp-conformance/cmp-conformance/internal/atomicfile"
+	"github.com/cmp-conformance/cmp-conformance/internal/files"
 )
 
 // A stamp says which sources and settings a folder of the program cache was
@@ -65,16 +66,11 @@ func sourceKey(root string, env, args []string) (string, error) {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
-		f, err := os.Open(path)
+		sum, err := files.SHA256(path)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		fh := sha256.New()
-		if _, err := io.Copy(fh, f); err != nil {
-			return err
-		}
-		io.WriteString(h, "file\x00"+rel+"\x00"+hex.EncodeToString(fh.Sum(nil))+"\x00")
+		io.WriteString(h, "file\x00"+rel+"\x00"+sum+"\x00")
 		return nil
 	})
 	if err != nil {
