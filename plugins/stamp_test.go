@@ -37,29 +37,29 @@ func TestSourceKey(t *testing.T) {
 		t.Error("the key changed with a file's time or a folder whose name begins with _ or .")
 	}
 
-	for name, change := range map[string]func() (string, []string, []string){
-		"a source's content": func() (string, []string, []string) {
+	for name, change := range map[string]func() string{
+		"a source's content": func() string {
 			writeFile(t, filepath.Join(root, "cmd", "p", "main.go"), "package main // changed\n")
 			defer writeFile(t, filepath.Join(root, "cmd", "p", "main.go"), "package main\n")
-			return mustKey(t, root, nil, []string{"./cmd/..."}), nil, nil
+			return mustKey(t, root, nil, []string{"./cmd/..."})
 		},
-		"a new file": func() (string, []string, []string) {
+		"a new file": func() string {
 			writeFile(t, filepath.Join(root, "cmd", "p", "extra.go"), "package main\n")
 			defer os.Remove(filepath.Join(root, "cmd", "p", "extra.go"))
-			return mustKey(t, root, nil, []string{"./cmd/..."}), nil, nil
+			return mustKey(t, root, nil, []string{"./cmd/..."})
 		},
-		"the toolchain": func() (string, []string, []string) {
-			return mustKey(t, root, []string{"GOTOOLCHAIN=go1.27.3+auto"}, []string{"./cmd/..."}), nil, nil
+		"the toolchain": func() string {
+			return mustKey(t, root, []string{"GOTOOLCHAIN=go1.27.3+auto"}, []string{"./cmd/..."})
 		},
-		"a Go setting of the caller": func() (string, []string, []string) {
+		"a Go setting of the caller": func() string {
 			t.Setenv("GOAMD64", "v3")
-			return mustKey(t, root, nil, []string{"./cmd/..."}), nil, nil
+			return mustKey(t, root, nil, []string{"./cmd/..."})
 		},
-		"the packages": func() (string, []string, []string) {
-			return mustKey(t, root, nil, []string{"./cmd/p"}), nil, nil
+		"the packages": func() string {
+			return mustKey(t, root, nil, []string{"./cmd/p"})
 		},
 	} {
-		if k, _, _ := change(); k == base {
+		if k := change(); k == base {
 			t.Errorf("the key did not change with %s", name)
 		}
 	}
