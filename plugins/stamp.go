@@ -54,18 +54,17 @@ func sourceKey(root string, env, args []string) (string, error) {
 		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
 			return filepath.SkipDir
 		}
+		rel, _ := filepath.Rel(root, path)
 		if !d.Type().IsRegular() {
 			if d.Type()&fs.ModeSymlink != 0 {
 				target, err := os.Readlink(path)
 				if err != nil {
 					return err
 				}
-				rel, _ := filepath.Rel(root, path)
 				io.WriteString(h, "link\x00"+rel+"\x00"+target+"\x00")
 			}
 			return nil
 		}
-		rel, _ := filepath.Rel(root, path)
 		sum, err := files.SHA256(path)
 		if err != nil {
 			return err
